@@ -1,0 +1,34 @@
+# moraine's entry points. Each target sets up what it needs (idempotently) first.
+#   make run    set up, build, and run a DuckLake session on a moraine catalog
+#   make test   set up, build, and run every test
+#   make build  set up and build; the host executable lands at build/moraine
+#   make bench  set up, build, and run the benchmarks (they print numbers)
+BUILD_DIR ?= build
+JOBS ?= 2
+CTEST_ARGS ?=
+
+.PHONY: setup configure build run test bench format clean
+
+setup:
+	@scripts/setup.sh
+
+configure: setup
+	@test -f $(BUILD_DIR)/build.ninja || cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+run: build
+	@$(BUILD_DIR)/moraine tour
+
+test: build
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+bench: build
+	@$(BUILD_DIR)/bench/moraine_bench
+
+format:
+	@git ls-files '*.cpp' '*.h' '*.hpp' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,23 @@
+# The pinned DuckDB engine: headers from the source distribution, the engine
+# from the prebuilt libduckdb.so that exports DuckDB's C++ symbols. Headers are
+# SYSTEM so that our warnings-as-errors never fire inside DuckDB's code.
+set(DUCKDB_SOURCE_DIR "${MORAINE_DEPS_DIR}/duckdb")
+set(DUCKDB_LIBRARY "${MORAINE_DEPS_DIR}/libduckdb.so")
+set(DUCKLAKE_EXTENSION "${MORAINE_DEPS_DIR}/ducklake.duckdb_extension")
+
+foreach(required "${DUCKDB_SOURCE_DIR}/src/include/duckdb.hpp" "${DUCKDB_LIBRARY}"
+                 "${DUCKLAKE_EXTENSION}")
+  if(NOT EXISTS "${required}")
+    message(FATAL_ERROR "${required} is missing: run scripts/setup.sh (or make build)")
+  endif()
+endforeach()
+
+get_filename_component(DUCKDB_LIBRARY_REAL "${DUCKDB_LIBRARY}" REALPATH)
+get_filename_component(DUCKDB_LIBRARY_DIR "${DUCKDB_LIBRARY_REAL}" DIRECTORY)
+get_filename_component(DUCKLAKE_EXTENSION_REAL "${DUCKLAKE_EXTENSION}" REALPATH)
+
+add_library(duckdb_engine SHARED IMPORTED GLOBAL)
+set_target_properties(duckdb_engine PROPERTIES IMPORTED_LOCATION "${DUCKDB_LIBRARY_REAL}"
+                                               IMPORTED_NO_SONAME TRUE)
+target_include_directories(duckdb_engine SYSTEM INTERFACE "${DUCKDB_SOURCE_DIR}/src/include")
+target_link_options(duckdb_engine INTERFACE "LINKER:-rpath,${DUCKDB_LIBRARY_DIR}")

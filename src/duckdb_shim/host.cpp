@@ -1,0 +1,43 @@
+#include "duckdb_shim/host.h"
+
+#include <cstdlib>
+
+#include "duckdb.hpp"
+#include "duckdb_shim/storage_extension.h"
+
+namespace moraine::duckdb_shim {
+
+std::string Host::DefaultDuckLakeExtension() {
+  if (const char* path = std::getenv("MORAINE_DUCKLAKE_EXTENSION"); path && *path) {
+    return path;
+  }
+  return MORAINE_DUCKLAKE_EXTENSION;
+}
+
+Host::Host(const HostOptions& options) {
+  duckdb::DBConfig config;
+  // moraine never reaches for the network: DuckLake is loaded from the pinned
+  // binary by path, and nothing is installed or auto-loaded behind our back.
+  config.SetOptionByName("autoinstall_known_extensions", duckdb::Value::BOOLEAN(false));
+  config.SetOptionByName("autoload_known_extensions", duckdb::Value::BOOLEAN(false));
+  RegisterStorageExtension(config);
+  database_ = std::make_unique<duckdb::DuckDB>(
+      options.database_path.empty() ? nullptr : options.database_path.c_str(), &config);
+
+  const std::string extension =
+      options.ducklake_extension.empty() ? DefaultDuckLakeExtension() : options.ducklake_extension;
+  duckdb::Connection connection(*database_);
+  auto result = connection.Query("LOAD '" + extension + "'");
+  if (result->HasError()) {
+    throw std::runtime_error("moraine: could not load DuckLake from " + extension + ": " +
+                             result->GetError());
+  }
+}
+
+Host::~Host() = default;
+
+std::unique_ptr<duckdb::Connection> Host::Connect() {
+  return std::make_unique<duckdb::Connection>(*database_);
+}
+
+}  // namespace moraine::duckdb_shim

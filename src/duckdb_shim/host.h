@@ -1,0 +1,41 @@
+// A DuckDB database with moraine registered and the pinned DuckLake loaded:
+// the environment every moraine session, test and tool runs in.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace duckdb {
+class DuckDB;
+class Connection;
+}  // namespace duckdb
+
+namespace moraine::duckdb_shim {
+
+struct HostOptions {
+  // A DuckDB database file for the session itself; empty means in memory.
+  std::string database_path;
+  // Path of the DuckLake extension binary; empty means the pinned build-time default
+  // (overridable through the MORAINE_DUCKLAKE_EXTENSION environment variable).
+  std::string ducklake_extension;
+};
+
+class Host {
+ public:
+  explicit Host(const HostOptions& options = {});
+  ~Host();
+  Host(const Host&) = delete;
+  Host& operator=(const Host&) = delete;
+
+  duckdb::DuckDB& database() { return *database_; }
+  // A new connection; DuckLake is already loaded in the database.
+  std::unique_ptr<duckdb::Connection> Connect();
+
+  // The DuckLake binary this host loads.
+  static std::string DefaultDuckLakeExtension();
+
+ private:
+  std::unique_ptr<duckdb::DuckDB> database_;
+};
+
+}  // namespace moraine::duckdb_shim
