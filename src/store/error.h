@@ -1,0 +1,54 @@
+#pragma once
+
+// Typed errors for every layer of moraine. Callers catch by type (or switch on
+// code()) so that, e.g., a conflict can be retried while corruption is fatal.
+
+#include <stdexcept>
+#include <string>
+
+namespace moraine::store {
+
+enum class ErrorCode {
+  kCorruption,
+  kNotFound,
+  kConflict,
+  kInvalidArgument,
+  kStoreLocked,
+  kIo,
+  kConstraint,
+  kUnsupportedVersion,
+  kReadOnly,
+};
+
+// A stable, human-readable name for an error code ("corruption", ...).
+const char* ErrorCodeName(ErrorCode code);
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorCode code, const std::string& message);
+  ErrorCode code() const noexcept { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+// One thin subclass per code, so `catch (const ConflictError&)` reads well.
+#define MORAINE_STORE_DEFINE_ERROR(Name, Code)                                     \
+  class Name : public Error {                                                      \
+   public:                                                                         \
+    explicit Name(const std::string& message) : Error(ErrorCode::Code, message) {} \
+  };
+
+MORAINE_STORE_DEFINE_ERROR(CorruptionError, kCorruption)
+MORAINE_STORE_DEFINE_ERROR(NotFoundError, kNotFound)
+MORAINE_STORE_DEFINE_ERROR(ConflictError, kConflict)
+MORAINE_STORE_DEFINE_ERROR(InvalidArgumentError, kInvalidArgument)
+MORAINE_STORE_DEFINE_ERROR(StoreLockedError, kStoreLocked)
+MORAINE_STORE_DEFINE_ERROR(IoError, kIo)
+MORAINE_STORE_DEFINE_ERROR(ConstraintError, kConstraint)
+MORAINE_STORE_DEFINE_ERROR(UnsupportedVersionError, kUnsupportedVersion)
+MORAINE_STORE_DEFINE_ERROR(ReadOnlyError, kReadOnly)
+
+#undef MORAINE_STORE_DEFINE_ERROR
+
+}  // namespace moraine::store

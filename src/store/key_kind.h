@@ -1,0 +1,134 @@
+#pragma once
+
+// The vocabulary of the keyspace (RFC 0002): which subspaces exist, which kinds
+// of record live in them, and the shape of each kind's key.
+//
+// Every byte value below is part of the on-disk format. They are written out
+// explicitly (never derived from declaration order) and pinned by golden
+// vectors in tests/unit/store_key_golden_test.cpp. Never renumber; retire a
+// value by leaving a gap.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace moraine::store {
+
+// The leading byte of every key. 0x00 is deliberately unused so that a zeroed
+// buffer never decodes as a key.
+enum class Subspace : uint8_t {
+  kSystem = 0x01,         // format version, head pointer, migration marker
+  kSnapshot = 0x02,       // one immutable record per snapshot
+  kCurrent = 0x03,        // live entity versions
+  kHistory = 0x04,        // ended entity versions, keyed with end_snapshot appended
+  kInlineData = 0x05,     // inlined rows (reserved for RFC 0005)
+  kIndex = 0x06,          // equality-index entries (reserved for RFC 0016)
+  kSchemaVersion = 0x07,  // ducklake_schema_versions rows
+  kChangelog = 0x08,      // per-commit changelog (reserved for RFC 0009)
+};
+
+// The second byte of every key. Values are unique across all subspaces so a
+// kind byte alone names the record type (value frames repeat it).
+enum class Kind : uint8_t {
+  // system subspace: singletons, no components.
+  kFormat = 0x01,
+  kHead = 0x02,
+  kMigration = 0x03,
+
+  // snapshot subspace.
+  kSnapshot = 0x10,  // (snapshot_id)
+
+  // current subspace; versioned kinds are mirrored in history.
+  kSchema = 0x20,                    // (schema_id)
+  kTable = 0x21,                     // (table_id)
+  kView = 0x22,                      // (view_id)
+  kMacro = 0x23,                     // (macro_id)
+  kColumn = 0x24,                    // (table_id, column_id)
+  kPartition = 0x25,                 // (table_id, partition_id)
+  kSort = 0x26,                      // (table_id, sort_id)
+  kDataFile = 0x27,                  // (table_id, data_file_id)
+  kDeleteFile = 0x28,                // (table_id, delete_file_id)
+  kColumnMapping = 0x29,             // (table_id, mapping_id); create-only
+  kFileColumnStats = 0x2A,           // (table_id, data_file_id, column_id); unversioned
+  kTableStats = 0x2B,                // (table_id); unversioned
+  kTableColumnStats = 0x2C,          // (table_id, column_id); unversioned
+  kTag = 0x2D,                       // (object_id); container, unversioned
+  kOption = 0x2E,                    // (scope_kind, scope_id); unversioned
+  kFileScheduledForDeletion = 0x2F,  // (data_file_id); unversioned
+  kInlinedDataTable = 0x30,          // (table_id, schema_version); unversioned
+
+  // schema_version subspace.
+  kSchemaVersion = 0x40,  // (table_id, begin_snapshot)
+
+  // inline_data subspace (reserved for RFC 0005).
+  kInlinedRow = 0x50,  // (table_id, schema_version, row_id)
+
+  // changelog subspace (reserved for RFC 0009).
+  kChangelog = 0x60,  // (snapshot_id)
+};
+
+// Scope discriminant of the option kind's first component.
+enum class OptionScope : uint64_t { kGlobal = 0, kSchema = 1, kTable = 2 };
+
+inline constexpr size_t kMaxKeyComponents = 4;
+
+// Static facts about one kind; the single source of truth for key shapes.
+struct KindInfo {
+  Kind kind;
+  std::string_view name;
+  Subspace home;      // the subspace its live records are keyed in
+  uint8_t arity;      // components in its home-subspace key
+  bool table_scoped;  // first component is a table_id
+  bool versioned;     // ended versions move to history (arity + 1 there)
+};
+
+inline constexpr std::array<KindInfo, 24> kKindTable = {{
+    {Kind::kFormat, "format", Subspace::kSystem, 0, false, false},
+    {Kind::kHead, "head", Subspace::kSystem, 0, false, false},
+    {Kind::kMigration, "migration", Subspace::kSystem, 0, false, false},
+    {Kind::kSnapshot, "snapshot", Subspace::kSnapshot, 1, false, false},
+    {Kind::kSchema, "schema", Subspace::kCurrent, 1, false, true},
+    {Kind::kTable, "table", Subspace::kCurrent, 1, true, true},
+    {Kind::kView, "view", Subspace::kCurrent, 1, false, true},
+    {Kind::kMacro, "macro", Subspace::kCurrent, 1, false, true},
+    {Kind::kColumn, "column", Subspace::kCurrent, 2, true, true},
+    {Kind::kPartition, "partition", Subspace::kCurrent, 2, true, true},
+    {Kind::kSort, "sort", Subspace::kCurrent, 2, true, true},
+    {Kind::kDataFile, "data_file", Subspace::kCurrent, 2, true, true},
+    {Kind::kDeleteFile, "delete_file", Subspace::kCurrent, 2, true, true},
+    {Kind::kColumnMapping, "column_mapping", Subspace::kCurrent, 2, true, false},
+    {Kind::kFileColumnStats, "file_column_stats", Subspace::kCurrent, 3, true, false},
+    {Kind::kTableStats, "table_stats", Subspace::kCurrent, 1, true, false},
+    {Kind::kTableColumnStats, "table_column_stats", Subspace::kCurrent, 2, true, false},
+    {Kind::kTag, "tag", Subspace::kCurrent, 1, false, false},
+    {Kind::kOption, "option", Subspace::kCurrent, 2, false, false},
+    {Kind::kFileScheduledForDeletion, "file_scheduled_for_deletion", Subspace::kCurrent, 1, false,
+     false},
+    {Kind::kInlinedDataTable, "inlined_data_table", Subspace::kCurrent, 2, true, false},
+    {Kind::kSchemaVersion, "schema_version", Subspace::kSchemaVersion, 2, true, false},
+    {Kind::kInlinedRow, "inlined_row", Subspace::kInlineData, 3, true, false},
+    {Kind::kChangelog, "changelog", Subspace::kChangelog, 1, false, false},
+}};
+
+// The facts for `kind`, or nullptr for a byte that names no kind.
+constexpr const KindInfo* FindKindInfo(uint8_t kind_byte) {
+  for (const KindInfo& info : kKindTable) {
+    if (static_cast<uint8_t>(info.kind) == kind_byte) return &info;
+  }
+  return nullptr;
+}
+
+// The facts for a valid Kind enumerator (every enumerator is in the table).
+const KindInfo& GetKindInfo(Kind kind);
+
+// Whether `byte` is one of the Subspace enumerators.
+bool IsKnownSubspace(uint8_t byte);
+
+std::string_view SubspaceName(Subspace subspace);
+
+// How many components a key of `kind` has in `subspace`, or nullopt if that
+// kind is never keyed there (e.g. an unversioned kind in history).
+std::optional<size_t> KeyArity(Subspace subspace, Kind kind);
+
+}  // namespace moraine::store

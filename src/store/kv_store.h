@@ -1,0 +1,76 @@
+#pragma once
+
+// The small key-value interface the catalog is built on. It asks only for what
+// an ordered, transactional engine (embedded or distributed) offers anyway:
+// point reads and ascending range scans over a consistent snapshot, atomic
+// batches, and one compare-and-write on the head pointer.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "store/key_range.h"
+#include "store/write_batch.h"
+
+namespace moraine::store {
+
+// Ascending cursor over one KeyRange of a snapshot. Views returned by key()
+// and value() stay valid until the next call to Next() or destruction.
+class KvIterator {
+ public:
+  virtual ~KvIterator() = default;
+  virtual bool Valid() const = 0;
+  virtual void Next() = 0;
+  virtual std::string_view key() const = 0;
+  virtual std::string_view value() const = 0;
+};
+
+// A consistent, immutable read view: later writes are never visible through it.
+class KvSnapshot {
+ public:
+  virtual ~KvSnapshot() = default;
+  virtual std::optional<std::string> Get(std::string_view key) const = 0;
+  virtual std::unique_ptr<KvIterator> Scan(const KeyRange& range) const = 0;
+};
+
+class KvStore {
+ public:
+  virtual ~KvStore() = default;
+
+  virtual std::unique_ptr<KvSnapshot> GetSnapshot() = 0;
+
+  // Applies every operation of `batch` or none. Throws ReadOnlyError on a
+  // read-only store.
+  virtual void Write(const WriteBatch& batch) = 0;
+
+  // Applies `batch` atomically only if the value at `head_key` still equals
+  // `expected_head_value` (nullopt: the key is absent). Returns false, writing
+  // nothing, if it does not. This is the single conflict anchor of a commit.
+  virtual bool WriteIfHeadUnchanged(std::string_view head_key,
+                                    const std::optional<std::string>& expected_head_value,
+                                    const WriteBatch& batch) = 0;
+
+  virtual bool read_only() const = 0;
+  virtual const std::string& location() const = 0;
+};
+
+struct KvOptions {
+  // A directory path, "memory://" (a private in-memory store) or
+  // "memory://<name>" (an in-memory store shared by name within the process).
+  std::string location;
+  bool read_only = false;
+  bool create_if_missing = true;
+  // Sync the write-ahead log on every write, so a returned commit survives a crash.
+  bool sync = true;
+};
+
+// Opens the store at options.location. Throws StoreLockedError if another
+// read-write handle holds it, NotFoundError if it is absent and may not be
+// created, IoError/CorruptionError for engine failures.
+std::unique_ptr<KvStore> OpenKvStore(const KvOptions& options);
+
+// Convenience: a point read through a fresh snapshot.
+std::optional<std::string> GetLatest(KvStore& store, std::string_view key);
+
+}  // namespace moraine::store

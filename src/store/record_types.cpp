@@ -1,0 +1,67 @@
+#include "store/record_types.h"
+
+#include "store/error.h"
+#include "store/records.pb.h"
+
+namespace moraine::store {
+
+const google::protobuf::Message& RecordPrototype(Kind kind) {
+  switch (kind) {
+    case Kind::kFormat:
+      return v1::FormatRecord::default_instance();
+    case Kind::kHead:
+      return v1::HeadRecord::default_instance();
+    case Kind::kMigration:
+      return v1::MigrationRecord::default_instance();
+    case Kind::kSnapshot:
+      return v1::SnapshotRecord::default_instance();
+    case Kind::kSchema:
+      return v1::SchemaRecord::default_instance();
+    case Kind::kTable:
+      return v1::TableRecord::default_instance();
+    case Kind::kView:
+      return v1::ViewRecord::default_instance();
+    case Kind::kMacro:
+      return v1::MacroRecord::default_instance();
+    case Kind::kColumn:
+      return v1::ColumnRecord::default_instance();
+    case Kind::kPartition:
+      return v1::PartitionRecord::default_instance();
+    case Kind::kSort:
+      return v1::SortRecord::default_instance();
+    case Kind::kDataFile:
+      return v1::DataFileRecord::default_instance();
+    case Kind::kDeleteFile:
+      return v1::DeleteFileRecord::default_instance();
+    case Kind::kColumnMapping:
+      return v1::ColumnMappingRecord::default_instance();
+    case Kind::kFileColumnStats:
+      return v1::FileColumnStatsRecord::default_instance();
+    case Kind::kTableStats:
+      return v1::TableStatsRecord::default_instance();
+    case Kind::kTableColumnStats:
+      return v1::TableColumnStatsRecord::default_instance();
+    case Kind::kTag:
+      return v1::TagRecord::default_instance();
+    case Kind::kOption:
+      return v1::OptionRecord::default_instance();
+    case Kind::kFileScheduledForDeletion:
+      return v1::FileScheduledForDeletionRecord::default_instance();
+    case Kind::kInlinedDataTable:
+      return v1::InlinedDataTableRecord::default_instance();
+    case Kind::kSchemaVersion:
+      return v1::SchemaVersionRecord::default_instance();
+    case Kind::kInlinedRow:
+      return v1::InlinedRowRecord::default_instance();
+    case Kind::kChangelog:
+      return v1::ChangelogRecord::default_instance();
+  }
+  throw InvalidArgumentError("no record type for kind byte " +
+                             std::to_string(static_cast<int>(kind)));
+}
+
+std::unique_ptr<google::protobuf::Message> NewRecord(Kind kind) {
+  return std::unique_ptr<google::protobuf::Message>(RecordPrototype(kind).New());
+}
+
+}  // namespace moraine::store

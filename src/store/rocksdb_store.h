@@ -1,0 +1,58 @@
+#pragma once
+
+// The embedded KvStore backend: RocksDB on a directory, or on RocksDB's
+// in-memory Env for "memory://" locations.
+//
+// One read-write handle per store: RocksDB's LOCK file excludes other
+// processes and other handles in this process alike, and a second read-write
+// open fails with StoreLockedError. Read-only handles open as RocksDB
+// secondary instances, which work beside a live writer. Each GetSnapshot()
+// returns a view caught up with the writer, so a new snapshot sees every write
+// the writer has acknowledged (including WAL-only, unflushed ones), and a held
+// snapshot never moves: secondaries take no RocksDB snapshots, so a view is a
+// secondary instance that is not caught up again while a snapshot holds it.
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "store/kv_store.h"
+
+namespace moraine::store {
+
+struct RocksDbHandle;  // the open DB and what must outlive it (rocksdb_store.cpp)
+
+class RocksDbStore final : public KvStore {
+ public:
+  static std::unique_ptr<RocksDbStore> Open(const KvOptions& options);
+  ~RocksDbStore() override;
+
+  std::unique_ptr<KvSnapshot> GetSnapshot() override;
+  void Write(const WriteBatch& batch) override;
+  bool WriteIfHeadUnchanged(std::string_view head_key,
+                            const std::optional<std::string>& expected_head_value,
+                            const WriteBatch& batch) override;
+  bool read_only() const override { return options_.read_only; }
+  const std::string& location() const override { return options_.location; }
+
+  // Persists the memtable into table files (tools, tests). Not part of
+  // KvStore: durability there comes from synced writes, not from flushing.
+  void Flush();
+
+ private:
+  RocksDbStore(KvOptions options, std::string path, std::shared_ptr<RocksDbHandle> handle);
+  void ApplyLocked(const WriteBatch& batch);
+
+  KvOptions options_;
+  std::string path_;  // the database path within its Env
+  // The open instance; for a read-only store, the newest caught-up view.
+  std::shared_ptr<RocksDbHandle> handle_;
+  // Serializes writes, so WriteIfHeadUnchanged's read-compare-write is atomic
+  // with respect to every other write: this handle is the only writer of the
+  // store (the LOCK file guarantees it). Cheaper and simpler than an
+  // OptimisticTransactionDB, and a distributed backend would use its own CAS.
+  // Also serializes a read-only store's catch-up and instance switch.
+  std::mutex mutex_;
+};
+
+}  // namespace moraine::store

@@ -1,0 +1,100 @@
+#include "store/value_frame.h"
+
+#include <google/protobuf/message_lite.h>
+#include <zlib.h>
+
+#include <limits>
+
+#include <algorithm>
+#include "store/error.h"
+
+namespace moraine::store {
+namespace {
+
+uint32_t PayloadChecksum(std::string_view payload) {
+  // zlib's crc32 takes a uInt length; catalog values are far below 4 GiB, and
+  // the loop keeps the function total anyway.
+  uLong crc = crc32(0L, Z_NULL, 0);
+  while (!payload.empty()) {
+    const size_t chunk = std::min<size_t>(payload.size(), std::numeric_limits<uInt>::max());
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(chunk));
+    payload.remove_prefix(chunk);
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+void AppendBigEndian32(std::string* out, uint32_t value) {
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    out->push_back(static_cast<char>((value >> shift) & 0xFF));
+  }
+}
+
+uint32_t ReadBigEndian32(const char* bytes) {
+  uint32_t value = 0;
+  for (int i = 0; i < 4; ++i) value = (value << 8) | static_cast<uint8_t>(bytes[i]);
+  return value;
+}
+
+std::string KindLabel(uint8_t kind_byte) {
+  const KindInfo* info = FindKindInfo(kind_byte);
+  return info ? std::string(info->name) : "unknown kind " + std::to_string(kind_byte);
+}
+
+}  // namespace
+
+std::string FrameValue(Kind kind, const google::protobuf::MessageLite& record) {
+  std::string payload;
+  if (!record.SerializeToString(&payload)) {
+    throw InvalidArgumentError("cannot serialize " + KindLabel(static_cast<uint8_t>(kind)) +
+                               " record");
+  }
+  std::string out;
+  out.reserve(kValueHeaderSize + payload.size());
+  out.append(kValueMagic);
+  out.push_back(static_cast<char>(kValueCodecVersion));
+  out.push_back(static_cast<char>(kind));
+  AppendBigEndian32(&out, PayloadChecksum(payload));
+  out.append(payload);
+  return out;
+}
+
+std::string_view UnframePayload(Kind expected, std::string_view bytes) {
+  const std::string expected_label = KindLabel(static_cast<uint8_t>(expected));
+  if (bytes.size() < kValueHeaderSize) {
+    throw CorruptionError(expected_label + " value of " + std::to_string(bytes.size()) +
+                          " bytes is shorter than the frame header");
+  }
+  if (bytes.substr(0, kValueMagic.size()) != kValueMagic) {
+    throw CorruptionError(expected_label + " value does not start with the frame magic");
+  }
+  const auto version = static_cast<uint8_t>(bytes[4]);
+  if (version == 0) {
+    throw CorruptionError(expected_label + " value has codec version 0");
+  }
+  if (version > kValueCodecVersion) {
+    throw UnsupportedVersionError(expected_label + " value has codec version " +
+                                  std::to_string(version) + "; this build reads up to " +
+                                  std::to_string(kValueCodecVersion));
+  }
+  const auto kind_byte = static_cast<uint8_t>(bytes[5]);
+  if (kind_byte != static_cast<uint8_t>(expected)) {
+    throw CorruptionError("expected a " + expected_label + " value, found " + KindLabel(kind_byte));
+  }
+  const uint32_t stored_crc = ReadBigEndian32(bytes.data() + 6);
+  std::string_view payload = bytes.substr(kValueHeaderSize);
+  if (PayloadChecksum(payload) != stored_crc) {
+    throw CorruptionError(expected_label + " value fails its checksum");
+  }
+  return payload;
+}
+
+void UnframeValue(Kind expected, std::string_view bytes, google::protobuf::MessageLite* out) {
+  std::string_view payload = UnframePayload(expected, bytes);
+  if (payload.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !out->ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+    throw CorruptionError(KindLabel(static_cast<uint8_t>(expected)) +
+                          " value payload is not a valid " + out->GetTypeName());
+  }
+}
+
+}  // namespace moraine::store

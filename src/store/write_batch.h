@@ -1,0 +1,36 @@
+#pragma once
+
+// A backend-neutral, ordered list of puts and deletes applied atomically by
+// KvStore::Write. A plain value type so the commit path can build it without
+// knowing which engine will apply it.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace moraine::store {
+
+class WriteBatch {
+ public:
+  enum class OpType { kPut, kDelete };
+  struct Op {
+    OpType type;
+    std::string key;
+    std::string value;  // empty for kDelete
+  };
+
+  void Put(std::string_view key, std::string_view value) {
+    ops_.push_back({OpType::kPut, std::string(key), std::string(value)});
+  }
+  void Delete(std::string_view key) { ops_.push_back({OpType::kDelete, std::string(key), {}}); }
+  void Clear() { ops_.clear(); }
+
+  const std::vector<Op>& ops() const { return ops_; }
+  size_t size() const { return ops_.size(); }
+  bool empty() const { return ops_.empty(); }
+
+ private:
+  std::vector<Op> ops_;
+};
+
+}  // namespace moraine::store
