@@ -8,16 +8,17 @@
 namespace moraine::duckdb_shim {
 namespace {
 
-duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(duckdb::optional_ptr<duckdb::StorageExtensionInfo>,
-                                                  duckdb::ClientContext&, duckdb::AttachedDatabase&,
-                                                  const duckdb::string&, duckdb::AttachInfo& info,
-                                                  duckdb::AttachOptions&) {
+duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
+    duckdb::optional_ptr<duckdb::StorageExtensionInfo>, duckdb::ClientContext&,
+    duckdb::AttachedDatabase&, const duckdb::string&, duckdb::AttachInfo& info,
+    duckdb::AttachOptions&) {
   throw duckdb::NotImplementedException("moraine: serving a catalog from '%s' is not built yet",
                                         info.path);
 }
 
 duckdb::unique_ptr<duckdb::TransactionManager> CreateTransactionManager(
-    duckdb::optional_ptr<duckdb::StorageExtensionInfo>, duckdb::AttachedDatabase&, duckdb::Catalog&) {
+    duckdb::optional_ptr<duckdb::StorageExtensionInfo>, duckdb::AttachedDatabase&,
+    duckdb::Catalog&) {
   throw duckdb::NotImplementedException("moraine: transactions are not built yet");
 }
 

@@ -22,8 +22,8 @@ TEST(StackSmoke, DuckLakeOnStockCatalogEvolvesAndTimeTravels) {
   test::TempDir dir;
   duckdb_shim::Host host;
   auto connection = host.Connect();
-  MustQuery(*connection, "ATTACH 'ducklake:" + dir.path("stock.ducklake") + "' AS lake (DATA_PATH '" +
-                             dir.path("files") + "/')");
+  MustQuery(*connection, "ATTACH 'ducklake:" + dir.path("stock.ducklake") +
+                             "' AS lake (DATA_PATH '" + dir.path("files") + "/')");
   MustQuery(*connection, "CREATE TABLE lake.t (id INTEGER)");
   MustQuery(*connection, "INSERT INTO lake.t VALUES (1), (2)");
   MustQuery(*connection, "ALTER TABLE lake.t ADD COLUMN label VARCHAR DEFAULT 'x'");
