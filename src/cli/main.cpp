@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "cli/sql_command.h"
 #include "cli/tour.h"
 
 int main(int argc, char** argv) {
@@ -14,9 +15,28 @@ int main(int argc, char** argv) {
   auto* tour = app.add_subcommand("tour", "a short printed tour of a lake on moraine");
   tour->add_option("--dir", tour_dir, "working directory for the tour (recreated)");
 
+  moraine::cli::SqlOptions sql_options;
+  auto* sql = app.add_subcommand(
+      "sql", "run SQL: -c strings, else FILE, else standard input (a shell on a terminal)");
+  bool csv = false, json = false, box = false;
+  auto* csv_flag = sql->add_flag("--csv", csv, "print results as CSV");
+  auto* json_flag = sql->add_flag("--json", json, "print results as JSON lines");
+  auto* box_flag = sql->add_flag("--box", box, "print results as boxes (the default)");
+  csv_flag->excludes(json_flag)->excludes(box_flag);
+  json_flag->excludes(box_flag);
+  sql->add_option("-c,--command", sql_options.commands, "SQL to run (repeatable)");
+  sql->add_option("--database", sql_options.database,
+                  "the session's own DuckDB database file (default: in memory)");
+  sql->add_option("FILE", sql_options.file, "a SQL script")->check(CLI::ExistingFile);
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (*tour) return moraine::cli::RunTour(tour_dir);
+    if (*sql) {
+      if (csv) sql_options.format = moraine::cli::OutputFormat::kCsv;
+      if (json) sql_options.format = moraine::cli::OutputFormat::kJson;
+      return moraine::cli::RunSql(sql_options);
+    }
   } catch (const std::exception& error) {
     std::cerr << "moraine: " << error.what() << "\n";
     return 1;
