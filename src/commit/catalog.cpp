@@ -1,6 +1,9 @@
 #include "commit/catalog.h"
 
+#include <algorithm>
 #include <chrono>
+#include <random>
+#include <thread>
 
 #include "catalog/record_io.h"
 #include "catalog/state_loader.h"
@@ -26,6 +29,19 @@ int64_t NowMicros() {
              std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
+
+// A writer that keeps losing races to faster ones must eventually win: wait a
+// randomized, exponentially growing while (10 us doubling, capped at 2 ms)
+// before re-running the closure, so contenders spread out instead of colliding
+// in lockstep.
+void BackOff(int retries) {
+  thread_local std::mt19937 generator{std::random_device{}()};
+  const int64_t ceiling_us = std::min<int64_t>(2000, int64_t{10} << std::min(retries, 8));
+  std::uniform_int_distribution<int64_t> wait_us(ceiling_us / 2, ceiling_us);
+  std::this_thread::sleep_for(std::chrono::microseconds(wait_us(generator)));
+}
+
+constexpr int kRetriesBeforeRunningAlone = 3;
 
 std::string HeadKey() { return Key::Current(Kind::kHead, {}).Encode(); }
 
@@ -153,6 +169,11 @@ CommitResult Catalog::Commit(const std::function<void(Transaction&)>& body) {
   }
   CommitResult result;
   for (;; ++result.retries) {
+    // Fairness: a commit that keeps losing to faster writers of this process
+    // runs its next attempt alone, so it lands; the others wait at landing.
+    std::unique_lock<std::shared_mutex> alone(commit_gate_, std::defer_lock);
+    std::shared_lock<std::shared_mutex> among_others(commit_gate_, std::defer_lock);
+    if (result.retries >= kRetriesBeforeRunningAlone) alone.lock();
     const HeadView base = CurrentHead();
     Transaction txn(*base.state);
     body(txn);
@@ -164,6 +185,7 @@ CommitResult Catalog::Commit(const std::function<void(Transaction&)>& body) {
     const std::string new_head = EncodeHead(new_id, base.batch_count + 1);
     store::WriteBatch batch = txn.BuildBatch(new_head, NowMicros());
     {
+      if (!alone.owns_lock()) among_others.lock();
       std::lock_guard lock(head_mutex_);
       if (store_->WriteIfHeadUnchanged(HeadKey(), base.head_value, batch)) {
         // Landing and caching under one lock: no reader can see the new head
@@ -185,6 +207,7 @@ CommitResult Catalog::Commit(const std::function<void(Transaction&)>& body) {
       throw store::ConflictError("commit gave up after " + std::to_string(result.retries) +
                                  " lost races on disjoint tables");
     }
+    BackOff(result.retries);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 
 #include "catalog/catalog_state.h"
@@ -78,6 +79,9 @@ class Catalog {
   CatalogOptions options_;
   std::mutex head_mutex_;  // guards head_ and orders landing with caching
   HeadView head_;
+  // Shared by every landing; held exclusively by a commit that lost several
+  // races in a row, for its whole next attempt.
+  std::shared_mutex commit_gate_;
 };
 
 }  // namespace moraine::commit

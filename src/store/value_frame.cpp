@@ -11,10 +11,14 @@
 namespace moraine::store {
 namespace {
 
-uint32_t PayloadChecksum(std::string_view payload) {
+// The checksum covers the codec version and kind bytes as well as the
+// payload: a flipped kind byte must not turn one record into a valid record
+// of another kind (e.g. format 0x01 into head 0x02).
+uint32_t FrameChecksum(uint8_t version, uint8_t kind, std::string_view payload) {
   // zlib's crc32 takes a uInt length; catalog values are far below 4 GiB, and
   // the loop keeps the function total anyway.
-  uLong crc = crc32(0L, Z_NULL, 0);
+  const Bytef header[2] = {version, kind};
+  uLong crc = crc32(crc32(0L, Z_NULL, 0), header, sizeof(header));
   while (!payload.empty()) {
     const size_t chunk = std::min<size_t>(payload.size(), std::numeric_limits<uInt>::max());
     crc = crc32(crc, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(chunk));
@@ -53,7 +57,7 @@ std::string FrameValue(Kind kind, const google::protobuf::MessageLite& record) {
   out.append(kValueMagic);
   out.push_back(static_cast<char>(kValueCodecVersion));
   out.push_back(static_cast<char>(kind));
-  AppendBigEndian32(&out, PayloadChecksum(payload));
+  AppendBigEndian32(&out, FrameChecksum(kValueCodecVersion, static_cast<uint8_t>(kind), payload));
   out.append(payload);
   return out;
 }
@@ -82,7 +86,7 @@ std::string_view UnframePayload(Kind expected, std::string_view bytes) {
   }
   const uint32_t stored_crc = ReadBigEndian32(bytes.data() + 6);
   std::string_view payload = bytes.substr(kValueHeaderSize);
-  if (PayloadChecksum(payload) != stored_crc) {
+  if (FrameChecksum(version, kind_byte, payload) != stored_crc) {
     throw CorruptionError(expected_label + " value fails its checksum");
   }
   return payload;

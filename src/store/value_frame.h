@@ -2,7 +2,9 @@
 
 // Value framing (RFC 0002): every stored value is
 //
-//   "MRNE" · codec version (1 byte) · kind (1 byte) · CRC32 of payload (4 bytes, BE) · payload
+//   "MRNE" · codec version (1 byte) · kind (1 byte) · CRC32 (4 bytes, BE) · payload
+//
+// The CRC32 covers the version and kind bytes and the payload.
 //
 // where the payload is the protobuf message of that kind (records.proto).
 // The kind byte stops a value from being read as another kind's message, and

@@ -12,7 +12,7 @@
 #include "store/records.pb.h"
 #include "store/rocksdb_store.h"
 #include "store/value_frame.h"
-#include "store_test_dir.h"
+#include "support/temp_dir.h"
 
 namespace moraine::store {
 namespace {
@@ -36,9 +36,9 @@ void WriteFile(const std::filesystem::path& path, const std::string& bytes) {
 }
 
 TEST(StoreCorruption, FlippedValueByteOnDiskIsATypedError) {
-  testing::TempDir dir;
+  test::TempDir dir;
   KvOptions options;
-  options.location = dir.Sub("lake.moraine");
+  options.location = dir.path("lake.moraine");
   std::mt19937_64 rng(42);
   constexpr uint64_t kTables = 8;
   constexpr uint64_t kVictim = 5;

@@ -10,7 +10,7 @@
 #include "store/kv_store.h"
 #include "store/records.pb.h"
 #include "store/value_frame.h"
-#include "store_test_dir.h"
+#include "support/temp_dir.h"
 
 namespace moraine::store {
 namespace {
@@ -21,7 +21,7 @@ class StoreKvTest : public ::testing::TestWithParam<Backend> {
  protected:
   // A fresh location per test; memory stores are named so a reopen sees them.
   std::string Location() {
-    if (GetParam() == Backend::kDisk) return dir_.Sub("lake.moraine");
+    if (GetParam() == Backend::kDisk) return dir_.path("lake.moraine");
     static std::atomic<int> counter{0};
     if (memory_name_.empty()) memory_name_ = "memory://kv-test-" + std::to_string(++counter);
     return memory_name_;
@@ -33,7 +33,7 @@ class StoreKvTest : public ::testing::TestWithParam<Backend> {
     return OpenKvStore(options);
   }
 
-  testing::TempDir dir_;
+  test::TempDir dir_;
   std::string memory_name_;
 };
 
@@ -210,7 +210,7 @@ TEST_P(StoreKvTest, ReadOnlyBesideWriterSeesCommittedDataAndRefusesWrites) {
 TEST_P(StoreKvTest, ReadOnlyOpenOfMissingStoreIsNotFound) {
   KvOptions options;
   options.location =
-      GetParam() == Backend::kDisk ? dir_.Sub("absent") : "memory://never-created-store";
+      GetParam() == Backend::kDisk ? dir_.path("absent") : "memory://never-created-store";
   options.read_only = true;
   EXPECT_THROW(OpenKvStore(options), NotFoundError);
   options.read_only = false;
@@ -235,9 +235,9 @@ TEST(StoreKvMemory, PrivateMemoryStoresAreIndependent) {
 }
 
 TEST(StoreKvDisk, DirectoryIsCreatedIfAbsent) {
-  testing::TempDir dir;
+  test::TempDir dir;
   KvOptions options;
-  options.location = dir.Sub("a/b/c.moraine");
+  options.location = dir.path("a/b/c.moraine");
   auto store = OpenKvStore(options);
   EXPECT_TRUE(std::filesystem::is_directory(options.location));
 }

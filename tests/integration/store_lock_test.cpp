@@ -10,7 +10,7 @@
 
 #include "store/error.h"
 #include "store/kv_store.h"
-#include "store_test_dir.h"
+#include "support/temp_dir.h"
 
 namespace moraine::store {
 namespace {
@@ -47,8 +47,8 @@ int RunChild(const std::string& location, int ready_fd) {
 }
 
 TEST(StoreLock, SecondProcessCannotOpenReadWriteButCanRead) {
-  testing::TempDir dir;
-  const std::string location = dir.Sub("lake.moraine");
+  test::TempDir dir;
+  const std::string location = dir.path("lake.moraine");
   int pipe_fds[2];
   ASSERT_EQ(pipe(pipe_fds), 0);
   const pid_t child = fork();

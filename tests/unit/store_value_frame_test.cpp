@@ -106,7 +106,8 @@ TEST(StoreValueFrame, RejectsGarbagePayloadWithValidChecksum) {
   // A correctly framed and checksummed payload that is not a protobuf
   // message: the frame passes, the parse must not.
   const std::string payload("\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 11);
-  const auto crc = static_cast<uint32_t>(crc32(crc32(0L, Z_NULL, 0),
+  const Bytef header[2] = {1, static_cast<Bytef>(Kind::kColumn)};
+  const auto crc = static_cast<uint32_t>(crc32(crc32(crc32(0L, Z_NULL, 0), header, 2),
                                                reinterpret_cast<const Bytef*>(payload.data()),
                                                static_cast<uInt>(payload.size())));
   std::string framed = "MRNE";
@@ -117,6 +118,17 @@ TEST(StoreValueFrame, RejectsGarbagePayloadWithValidChecksum) {
   EXPECT_EQ(UnframePayload(Kind::kColumn, framed), payload);
   v1::ColumnRecord out;
   EXPECT_THROW(UnframeValue(Kind::kColumn, framed, &out), CorruptionError);
+}
+
+// Regression: the checksum once covered only the payload, so flipping the kind
+// byte of a format value (0x01) to head (0x02) read back as a valid head record.
+TEST(StoreValueFrame, AFlippedKindByteFailsTheChecksum) {
+  v1::FormatRecord format;
+  format.set_format_version(7);
+  std::string framed = FrameValue(Kind::kFormat, format);
+  framed[5] = static_cast<char>(Kind::kHead);
+  v1::HeadRecord head;
+  EXPECT_THROW(UnframeValue(Kind::kHead, framed, &head), CorruptionError);
 }
 
 }  // namespace
