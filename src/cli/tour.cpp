@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/result_format.h"
 #include "duckdb.hpp"
 #include "duckdb_shim/host.h"
 
@@ -51,7 +52,7 @@ int RunTour(const std::string& work_dir) {
       return 1;
     }
     if (result->properties.return_type == duckdb::StatementReturnType::QUERY_RESULT) {
-      std::cout << result->ToString();
+      PrintResult(*result, *connection->context, OutputFormat::kBox, std::cout);
     }
     std::cout << "\n";
   }
