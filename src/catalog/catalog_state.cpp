@@ -80,22 +80,27 @@ const TableState* CatalogState::FindTable(Id schema_id, const std::string& name)
   return found;
 }
 
-std::vector<const SchemaRecord*> CatalogState::Schemas() const {
-  std::vector<const SchemaRecord*> result;
-  schemas_.ForEach([&](Id, const SchemaRecord& schema) {
-    result.push_back(&schema);
+namespace {
+
+// Pointers to every value of `map`, in key order.
+template <class Map, class Value>
+std::vector<const Value*> ValuesOf(const Map& map) {
+  std::vector<const Value*> result;
+  map.ForEach([&](Id, const Value& value) {
+    result.push_back(&value);
     return true;
   });
   return result;
 }
 
+}  // namespace
+
+std::vector<const SchemaRecord*> CatalogState::Schemas() const {
+  return ValuesOf<decltype(schemas_), SchemaRecord>(schemas_);
+}
+
 std::vector<const TableState*> CatalogState::Tables() const {
-  std::vector<const TableState*> result;
-  tables_.ForEach([&](Id, const TableState& table) {
-    result.push_back(&table);
-    return true;
-  });
-  return result;
+  return ValuesOf<decltype(tables_), TableState>(tables_);
 }
 
 std::vector<const TableState*> CatalogState::TablesOf(Id schema_id) const {
@@ -112,9 +117,16 @@ void CatalogState::PutSchema(const SchemaRecord& schema) {
 
 void CatalogState::EraseSchema(Id schema_id) { schemas_.Erase(schema_id); }
 
+TableState CatalogState::CopyOfTable(Id table_id) const {
+  if (const TableState* existing = tables_.Find(table_id)) return *existing;
+  // Columns and files may arrive before their table record; start it empty.
+  TableState state;
+  state.record.set_table_id(table_id);
+  return state;
+}
+
 void CatalogState::PutTable(const TableRecord& table) {
-  const TableState* existing = tables_.Find(table.table_id());
-  TableState state = existing ? *existing : TableState{};
+  TableState state = CopyOfTable(table.table_id());
   state.record = table;
   tables_.Set(table.table_id(), std::move(state));
 }
@@ -122,15 +134,11 @@ void CatalogState::PutTable(const TableRecord& table) {
 void CatalogState::EraseTable(Id table_id) { tables_.Erase(table_id); }
 
 void CatalogState::PutColumn(const ColumnRecord& column) {
-  const TableState* existing = tables_.Find(column.table_id());
-  TableState state = existing ? *existing : TableState{};
-  if (!existing) state.record.set_table_id(column.table_id());
+  TableState state = CopyOfTable(column.table_id());
   if (const ColumnRecord* old = state.columns.Find(column.column_id())) {
-    state.column_names.Erase(
-        {old->has_parent_column() ? old->parent_column() : kTopLevel, old->column_name()});
+    state.column_names.Erase({ParentOf(*old), old->column_name()});
   }
-  const Id parent = column.has_parent_column() ? column.parent_column() : kTopLevel;
-  state.column_names.Set({parent, column.column_name()}, column.column_id());
+  state.column_names.Set({ParentOf(column), column.column_name()}, column.column_id());
   state.columns.Set(column.column_id(), column);
   tables_.Set(column.table_id(), std::move(state));
 }
@@ -141,16 +149,13 @@ void CatalogState::EraseColumn(Id table_id, Id column_id) {
   const ColumnRecord* old = existing->columns.Find(column_id);
   if (!old) return;
   TableState state = *existing;
-  state.column_names.Erase(
-      {old->has_parent_column() ? old->parent_column() : kTopLevel, old->column_name()});
+  state.column_names.Erase({ParentOf(*old), old->column_name()});
   state.columns.Erase(column_id);
   tables_.Set(table_id, std::move(state));
 }
 
 void CatalogState::PutDataFile(const DataFileRecord& file) {
-  const TableState* existing = tables_.Find(file.table_id());
-  TableState state = existing ? *existing : TableState{};
-  if (!existing) state.record.set_table_id(file.table_id());
+  TableState state = CopyOfTable(file.table_id());
   state.data_files.Set(file.data_file_id(), file);
   tables_.Set(file.table_id(), std::move(state));
 }

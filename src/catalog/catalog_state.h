@@ -21,6 +21,11 @@ namespace moraine::catalog {
 using ColumnNameKey = std::pair<Id, std::string>;
 inline constexpr Id kTopLevel = 0;  // DuckLake column ids start at 1
 
+// The id of a column's parent, or kTopLevel for a table's own columns.
+inline Id ParentOf(const ColumnRecord& column) {
+  return column.has_parent_column() ? column.parent_column() : kTopLevel;
+}
+
 struct ColumnNameKeyHash {
   size_t operator()(const ColumnNameKey& key) const {
     return std::hash<Id>{}(key.first) * 31 + std::hash<std::string>{}(key.second);
@@ -47,6 +52,9 @@ struct TableState {
   size_t TopLevelColumnCount() const;
 };
 
+// Pointers and references returned by lookups stay valid until the next edit
+// of the state that returned them (an edit may release the nodes they point
+// into); copy what must outlive an edit.
 class CatalogState {
  public:
   // The snapshot this state is at (its id, schema_version and id counters).
@@ -83,6 +91,9 @@ class CatalogState {
   void EraseView(Id view_id) { views_.Erase(view_id); }
 
  private:
+  // The table's state to edit: a copy of the live one, or an empty one.
+  TableState CopyOfTable(Id table_id) const;
+
   SnapshotRecord snapshot_;
   PersistentMap<Id, SchemaRecord> schemas_;
   PersistentMap<Id, TableState> tables_;

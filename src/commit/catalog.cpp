@@ -190,7 +190,7 @@ CommitResult Catalog::Commit(const std::function<void(Transaction&)>& body) {
       if (store_->WriteIfHeadUnchanged(HeadKey(), base.head_value, batch)) {
         // Landing and caching under one lock: no reader can see the new head
         // in the store and then load a stale cached state for it.
-        head_.state = std::make_shared<const CatalogState>(txn.committed_state());
+        head_.state = std::make_shared<const CatalogState>(txn.state());
         head_.head_value = new_head;
         head_.batch_count = base.batch_count + 1;
         result.snapshot_id = new_id;

@@ -75,6 +75,24 @@ const TableState& Transaction::RequireTable(Id table) const {
   return *state;
 }
 
+const TableState& Transaction::RequireTableNamed(const std::string& schema_name,
+                                                 const std::string& name) const {
+  const TableState* table = working_.FindTable(RequireSchema(schema_name).schema_id(), name);
+  if (!table) {
+    throw store::NotFoundError("table \"" + name + "\" does not exist in schema \"" + schema_name +
+                               "\"");
+  }
+  return *table;
+}
+
+void Transaction::RequireFreeTableName(const SchemaRecord& schema, const std::string& name) const {
+  if (name.empty()) throw store::InvalidArgumentError("a table name may not be empty");
+  if (working_.FindTable(schema.schema_id(), name)) {
+    throw store::ConstraintError("table \"" + name + "\" already exists in schema \"" +
+                                 schema.schema_name() + "\"");
+  }
+}
+
 const ColumnRecord& Transaction::RequireColumn(Id table, const ColumnPath& path) const {
   const ColumnRecord* column = RequireTable(table).FindColumn(path);
   if (!column) {
@@ -201,10 +219,7 @@ Id Transaction::CreateTable(const std::string& schema_name, const std::string& n
   const SchemaRecord& schema = RequireSchema(schema_name);
   if (name.empty()) throw store::InvalidArgumentError("a table name may not be empty");
   if (columns.empty()) throw store::InvalidArgumentError("a table needs at least one column");
-  if (working_.FindTable(schema.schema_id(), name)) {
-    throw store::ConstraintError("table \"" + name + "\" already exists in schema \"" +
-                                 schema_name + "\"");
-  }
+  RequireFreeTableName(schema, name);
   TableRecord table;
   table.set_table_id(AllocateCatalogId());
   table.set_table_uuid(catalog::NewUuid());
@@ -239,13 +254,7 @@ Id Transaction::CreateTable(const std::string& schema_name, const std::string& n
 }
 
 void Transaction::DropTable(const std::string& schema_name, const std::string& name) {
-  const SchemaRecord& schema = RequireSchema(schema_name);
-  const TableState* found = working_.FindTable(schema.schema_id(), name);
-  if (!found) {
-    throw store::NotFoundError("table \"" + name + "\" does not exist in schema \"" + schema_name +
-                               "\"");
-  }
-  const TableState table = *found;
+  const TableState table = RequireTableNamed(schema_name, name);
   table.columns.ForEach([&](Id, const ColumnRecord& column) {
     EndVersion(Kind::kColumn, {U(table.id()), U(column.column_id())}, column);
     return true;
@@ -263,18 +272,8 @@ void Transaction::DropTable(const std::string& schema_name, const std::string& n
 
 void Transaction::RenameTable(const std::string& schema_name, const std::string& name,
                               const std::string& new_name) {
-  const SchemaRecord& schema = RequireSchema(schema_name);
-  const TableState* found = working_.FindTable(schema.schema_id(), name);
-  if (!found) {
-    throw store::NotFoundError("table \"" + name + "\" does not exist in schema \"" + schema_name +
-                               "\"");
-  }
-  if (new_name.empty()) throw store::InvalidArgumentError("a table name may not be empty");
-  if (working_.FindTable(schema.schema_id(), new_name)) {
-    throw store::ConstraintError("table \"" + new_name + "\" already exists in schema \"" +
-                                 schema_name + "\"");
-  }
-  TableRecord renamed = found->record;
+  TableRecord renamed = RequireTableNamed(schema_name, name).record;
+  RequireFreeTableName(RequireSchema(schema_name), new_name);
   renamed.set_table_name(new_name);
   PutTableRecord(renamed, /*new_version=*/true);
   TouchTableSchema(renamed.table_id());
@@ -379,9 +378,7 @@ void Transaction::DropColumn(Id table_id, const ColumnPath& path) {
 void Transaction::RenameColumn(Id table_id, const ColumnPath& path, const std::string& new_name) {
   const ColumnRecord& column = RequireColumn(table_id, path);
   if (column.column_name() == new_name) return;
-  RequireUniqueColumnName(RequireTable(table_id),
-                          column.has_parent_column() ? column.parent_column() : kTopLevel,
-                          new_name);
+  RequireUniqueColumnName(RequireTable(table_id), catalog::ParentOf(column), new_name);
   ColumnRecord renamed = column;
   renamed.set_column_name(new_name);
   ReplaceColumn(column, renamed);

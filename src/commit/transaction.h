@@ -78,14 +78,17 @@ class Transaction {
   const TouchedSet& touched() const { return touched_; }
   bool schema_changed() const { return schema_changed_; }
   // The one batch this transaction lands: every staged write, its snapshot
-  // record, its schema_versions rows and the new head (`head_value`).
+  // record, its schema_versions rows and the new head (`head_value`). After
+  // it, state() is the catalog as it will be once that batch has landed.
   store::WriteBatch BuildBatch(const std::string& head_value, int64_t snapshot_time_micros);
-  // The state the catalog is in once BuildBatch's batch has landed.
-  const CatalogState& committed_state() const { return working_; }
 
  private:
   const catalog::SchemaRecord& RequireSchema(const std::string& name) const;
   const catalog::TableState& RequireTable(Id table) const;
+  const catalog::TableState& RequireTableNamed(const std::string& schema,
+                                               const std::string& name) const;
+  // Refuses an empty name or one a live table of `schema` already has.
+  void RequireFreeTableName(const catalog::SchemaRecord& schema, const std::string& name) const;
   const catalog::ColumnRecord& RequireColumn(Id table, const ColumnPath& path) const;
   void RequireUniqueColumnName(const catalog::TableState& table, Id parent,
                                const std::string& name) const;
