@@ -20,17 +20,16 @@ install_debian_packages() {
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
       missing+=("$pkg")
   done
-  # npm may come with a Node.js that was not installed as a Debian package.
-  if command -v npm >/dev/null; then
-    local filtered=()
-    for pkg in "${missing[@]}"; do [[ $pkg == npm ]] || filtered+=("$pkg"); done
-    missing=("${filtered[@]+"${filtered[@]}"}")
-  fi
-  if command -v python3 >/dev/null && python3 -m pip --version >/dev/null 2>&1; then
-    local filtered=()
-    for pkg in "${missing[@]}"; do [[ $pkg == python3-pip ]] || filtered+=("$pkg"); done
-    missing=("${filtered[@]+"${filtered[@]}"}")
-  fi
+  # npm and pip may come from a toolchain that apt did not install; a working
+  # command is enough.
+  local not_needed=()
+  command -v npm >/dev/null && not_needed+=(npm)
+  python3 -m pip --version >/dev/null 2>&1 && not_needed+=(python3-pip)
+  local filtered=()
+  for pkg in "${missing[@]+"${missing[@]}"}"; do
+    [[ " ${not_needed[*]+"${not_needed[*]}"} " == *" $pkg "* ]] || filtered+=("$pkg")
+  done
+  missing=("${filtered[@]+"${filtered[@]}"}")
   ((${#missing[@]} == 0)) && return
   log "installing Debian packages: ${missing[*]}"
   local sudo=()
