@@ -98,12 +98,14 @@ void Catalog::CreateGenesisIfNew() {
   snapshot.set_changes_made("created_schema:\"main\"");
   snapshot.set_schema_list_changed(true);
 
-  catalog::OptionRecord options;
-  options.set_scope_kind(static_cast<uint64_t>(store::OptionScope::kGlobal));
-  options.set_scope_id(0);
-  (*options.mutable_options())["version"] = kCatalogVersion;
-  (*options.mutable_options())["created_by"] = kWrittenBy;
-  (*options.mutable_options())["encrypted"] = "false";
+  catalog::OptionRecord options;  // the global scope: scope and scope_id NULL
+  for (const auto& [key, value] : {std::pair<const char*, const char*>{"version", kCatalogVersion},
+                                   {"created_by", kWrittenBy},
+                                   {"encrypted", "false"}}) {
+    auto* entry = options.add_entries();
+    entry->set_key(key);
+    entry->set_value(value);
+  }
 
   store::v1::FormatRecord format;
   format.set_format_version(kFormatVersion);

@@ -58,11 +58,25 @@ enum class Kind : uint8_t {
   kFileScheduledForDeletion = 0x2F,  // (data_file_id); unversioned
   kInlinedDataTable = 0x30,          // (table_id, schema_version); unversioned
 
+  // Child rows DuckLake inserts and deletes with statements of their own, keyed
+  // by their natural identity rather than embedded in a parent's value.
+  kColumnTag = 0x31,           // (table_id, column_id); container, unversioned
+  kFilePartitionValue = 0x32,  // (table_id, data_file_id, partition_key_index)
+  kFileVariantStats = 0x33,    // (table_id, data_file_id, column_id); container
+  kPartitionColumn = 0x34,     // (table_id, partition_id, partition_key_index)
+  kSortExpression = 0x35,      // (table_id, sort_id, sort_key_index)
+  kNameMapping = 0x36,         // (mapping_id, column_id)
+  kMacroImpl = 0x37,           // (macro_id, impl_id)
+  kMacroParameter = 0x38,      // (macro_id, impl_id, column_id)
+
   // schema_version subspace.
   kSchemaVersion = 0x40,  // (table_id, begin_snapshot)
 
-  // inline_data subspace (reserved for RFC 0005).
-  kInlinedRow = 0x50,  // (table_id, schema_version, row_id)
+  // inline_data subspace (RFC 0005).
+  kInlinedRow = 0x50,          // (table_id, schema_version, row_id)
+  kInlinedTableShape = 0x51,   // (table_id, schema_version): a created inlined data table
+  kInlinedDelete = 0x52,       // (table_id, file_id, row_id)
+  kInlinedDeleteTable = 0x53,  // (table_id): the inlined delete table exists
 
   // changelog subspace (reserved for RFC 0009).
   kChangelog = 0x60,  // (snapshot_id)
@@ -83,7 +97,7 @@ struct KindInfo {
   bool versioned;     // ended versions move to history (arity + 1 there)
 };
 
-inline constexpr std::array<KindInfo, 24> kKindTable = {{
+inline constexpr std::array<KindInfo, 35> kKindTable = {{
     {Kind::kFormat, "format", Subspace::kSystem, 0, false, false},
     {Kind::kHead, "head", Subspace::kSystem, 0, false, false},
     {Kind::kMigration, "migration", Subspace::kSystem, 0, false, false},
@@ -106,8 +120,19 @@ inline constexpr std::array<KindInfo, 24> kKindTable = {{
     {Kind::kFileScheduledForDeletion, "file_scheduled_for_deletion", Subspace::kCurrent, 1, false,
      false},
     {Kind::kInlinedDataTable, "inlined_data_table", Subspace::kCurrent, 2, true, false},
+    {Kind::kColumnTag, "column_tag", Subspace::kCurrent, 2, true, false},
+    {Kind::kFilePartitionValue, "file_partition_value", Subspace::kCurrent, 3, true, false},
+    {Kind::kFileVariantStats, "file_variant_stats", Subspace::kCurrent, 3, true, false},
+    {Kind::kPartitionColumn, "partition_column", Subspace::kCurrent, 3, true, false},
+    {Kind::kSortExpression, "sort_expression", Subspace::kCurrent, 3, true, false},
+    {Kind::kNameMapping, "name_mapping", Subspace::kCurrent, 2, false, false},
+    {Kind::kMacroImpl, "macro_impl", Subspace::kCurrent, 2, false, false},
+    {Kind::kMacroParameter, "macro_parameter", Subspace::kCurrent, 3, false, false},
     {Kind::kSchemaVersion, "schema_version", Subspace::kSchemaVersion, 2, true, false},
     {Kind::kInlinedRow, "inlined_row", Subspace::kInlineData, 3, true, false},
+    {Kind::kInlinedTableShape, "inlined_table_shape", Subspace::kInlineData, 2, true, false},
+    {Kind::kInlinedDelete, "inlined_delete", Subspace::kInlineData, 3, true, false},
+    {Kind::kInlinedDeleteTable, "inlined_delete_table", Subspace::kInlineData, 1, true, false},
     {Kind::kChangelog, "changelog", Subspace::kChangelog, 1, false, false},
 }};
 

@@ -53,6 +53,28 @@ const google::protobuf::Message& RecordPrototype(Kind kind) {
       return v1::SchemaVersionRecord::default_instance();
     case Kind::kInlinedRow:
       return v1::InlinedRowRecord::default_instance();
+    case Kind::kInlinedTableShape:
+      return v1::InlinedTableShapeRecord::default_instance();
+    case Kind::kInlinedDelete:
+      return v1::InlinedDeleteRecord::default_instance();
+    case Kind::kInlinedDeleteTable:
+      return v1::InlinedDeleteTableRecord::default_instance();
+    case Kind::kColumnTag:
+      return v1::ColumnTagRecord::default_instance();
+    case Kind::kFilePartitionValue:
+      return v1::FilePartitionValueRecord::default_instance();
+    case Kind::kFileVariantStats:
+      return v1::FileVariantStatsRecord::default_instance();
+    case Kind::kPartitionColumn:
+      return v1::PartitionColumnRecord::default_instance();
+    case Kind::kSortExpression:
+      return v1::SortExpressionRecord::default_instance();
+    case Kind::kNameMapping:
+      return v1::NameMappingRecord::default_instance();
+    case Kind::kMacroImpl:
+      return v1::MacroImplRecord::default_instance();
+    case Kind::kMacroParameter:
+      return v1::MacroParameterRecord::default_instance();
     case Kind::kChangelog:
       return v1::ChangelogRecord::default_instance();
   }

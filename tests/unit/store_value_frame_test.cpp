@@ -23,10 +23,7 @@ v1::ColumnRecord SampleColumn() {
   column.set_column_type("varchar");
   column.set_default_value("'new'");
   column.set_nulls_allowed(true);
-  auto* tag = column.add_tags();
-  tag->set_key("comment");
-  tag->set_value("order status");
-  tag->set_begin_snapshot(2);
+  column.set_parent_column(1);
   return column;
 }
 
