@@ -1,5 +1,7 @@
 #include "commit/catalog.h"
 
+#include "commit/store_records.h"
+
 #include <algorithm>
 #include <chrono>
 #include <random>
@@ -20,8 +22,6 @@ using store::Kind;
 
 namespace {
 
-constexpr uint64_t kFormatVersion = 1;
-constexpr const char* kWrittenBy = "moraine 0.1.0";
 constexpr const char* kCatalogVersion = "1.0";
 
 int64_t NowMicros() {
@@ -42,15 +42,6 @@ void BackOff(int retries) {
 }
 
 constexpr int kRetriesBeforeRunningAlone = 3;
-
-std::string HeadKey() { return Key::Current(Kind::kHead, {}).Encode(); }
-
-std::string EncodeHead(Id snapshot_id, uint64_t batch_count) {
-  HeadRecord head;
-  head.set_snapshot_id(static_cast<uint64_t>(snapshot_id));
-  head.set_batch_count(batch_count);
-  return store::FrameValue(Kind::kHead, head);
-}
 
 }  // namespace
 
@@ -107,12 +98,8 @@ void Catalog::CreateGenesisIfNew() {
     entry->set_value(value);
   }
 
-  store::v1::FormatRecord format;
-  format.set_format_version(kFormatVersion);
-  format.set_written_by(kWrittenBy);
-
   store::WriteBatch batch;
-  batch.Put(Key::Current(Kind::kFormat, {}).Encode(), store::FrameValue(Kind::kFormat, format));
+  batch.Put(FormatKey(), EncodeFormat());
   batch.Put(Key::Current(Kind::kSnapshot, {0}).Encode(),
             store::FrameValue(Kind::kSnapshot, snapshot));
   batch.Put(Key::Current(Kind::kSchema, {0}).Encode(), store::FrameValue(Kind::kSchema, main));

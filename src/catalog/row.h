@@ -1,0 +1,25 @@
+// A row of a DuckLake catalog table as the staged-row path carries it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace moraine::catalog {
+
+// A cell value moraine stores without interpreting it: the user-typed columns
+// of inlined data tables, encoded by the DuckDB shim.
+struct OpaqueValue {
+  std::string bytes;
+  bool operator==(const OpaqueValue&) const = default;
+};
+
+// SQL NULL, BIGINT (TIMESTAMPTZ as microseconds since the epoch, UTC), BOOLEAN,
+// VARCHAR (UUID in canonical text), or an opaque value.
+using Cell = std::variant<std::monostate, int64_t, bool, std::string, OpaqueValue>;
+using Row = std::vector<Cell>;  // in the table's column order
+
+inline bool IsNull(const Cell& cell) { return std::holds_alternative<std::monostate>(cell); }
+
+}  // namespace moraine::catalog

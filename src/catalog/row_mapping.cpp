@@ -1,0 +1,328 @@
+#include "catalog/row_mapping.h"
+
+#include <string>
+
+#include "store/error.h"
+#include "store/record_types.h"
+
+namespace moraine::catalog {
+
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::Reflection;
+using store::Kind;
+
+namespace {
+
+constexpr std::string_view kMetadataTable = "ducklake_metadata";
+
+std::string Describe(const CatalogTable& table, std::string_view column) {
+  return std::string(table.name) + "." + std::string(column);
+}
+
+bool CellMatches(const Cell& cell, CellType type) {
+  switch (type) {
+    case CellType::kBigint:
+    case CellType::kTimestampTz:
+      return std::holds_alternative<int64_t>(cell);
+    case CellType::kVarchar:
+    case CellType::kUuid:
+      return std::holds_alternative<std::string>(cell);
+    case CellType::kBoolean:
+      return std::holds_alternative<bool>(cell);
+  }
+  return false;
+}
+
+void SetField(Message* message, const FieldDescriptor* field, const Cell& cell,
+              const std::string& column) {
+  const Reflection* reflection = message->GetReflection();
+  if (IsNull(cell)) {
+    if (!field->has_presence()) {
+      throw store::InvalidArgumentError(column + " cannot be NULL in moraine's catalog");
+    }
+    reflection->ClearField(message, field);
+    return;
+  }
+  switch (field->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT64:
+      reflection->SetInt64(message, field, std::get<int64_t>(cell));
+      return;
+    case FieldDescriptor::CPPTYPE_BOOL:
+      reflection->SetBool(message, field, std::get<bool>(cell));
+      return;
+    case FieldDescriptor::CPPTYPE_STRING:
+      reflection->SetString(message, field, std::get<std::string>(cell));
+      return;
+    default:
+      throw store::InvalidArgumentError(column + " has no cell type moraine can store");
+  }
+}
+
+Cell GetField(const Message& message, const FieldDescriptor* field) {
+  const Reflection* reflection = message.GetReflection();
+  if (field->has_presence() && !reflection->HasField(message, field)) return std::monostate{};
+  switch (field->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT64:
+      return reflection->GetInt64(message, field);
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return reflection->GetBool(message, field);
+    case FieldDescriptor::CPPTYPE_STRING:
+      return reflection->GetString(message, field);
+    default:
+      throw store::CorruptionError(std::string("record field ") + std::string(field->name()) +
+                                   " has an unexpected type");
+  }
+}
+
+}  // namespace
+
+RowMapping::RowMapping(const CatalogTable& table, Kind kind, RowShape shape,
+                       std::vector<std::string_view> key_columns)
+    : table_(&table), kind_(kind), shape_(shape) {
+  const auto& descriptor = *store::RecordPrototype(kind).GetDescriptor();
+  if (shape == RowShape::kEntry) {
+    entries_ = descriptor.FindFieldByName("entries");
+    if (!entries_ || !entries_->is_repeated() || !entries_->message_type()) {
+      throw std::logic_error(std::string(table.name) + ": container has no entries field");
+    }
+  }
+  for (const TableColumn& column : table.columns) {
+    const FieldDescriptor* field = descriptor.FindFieldByName(std::string(column.name));
+    const bool in_container = shape != RowShape::kEntry || field != nullptr;
+    if (!in_container) field = entries_->message_type()->FindFieldByName(std::string(column.name));
+    if (!field) throw std::logic_error(Describe(table, column.name) + " has no record field");
+    fields_.push_back({field, in_container});
+  }
+  for (std::string_view name : key_columns) {
+    for (size_t i = 0; i < table.columns.size(); ++i) {
+      if (table.columns[i].name == name) key_columns_.push_back(static_cast<int>(i));
+    }
+  }
+  if (key_columns_.size() != key_columns.size()) {
+    throw std::logic_error(std::string(table.name) + ": unknown key column");
+  }
+  if (shape == RowShape::kRecord && store::GetKindInfo(kind).versioned) {
+    for (size_t i = 0; i < table.columns.size(); ++i) {
+      if (table.columns[i].name == "end_snapshot") end_column_ = static_cast<int>(i);
+    }
+  }
+}
+
+void RowMapping::Validate(const Row& row) const {
+  if (row.size() != table_->columns.size()) {
+    throw store::InvalidArgumentError(std::string(table_->name) + " has " +
+                                      std::to_string(table_->columns.size()) +
+                                      " columns, the row has " + std::to_string(row.size()));
+  }
+  for (size_t i = 0; i < row.size(); ++i) {
+    const TableColumn& column = table_->columns[i];
+    if (IsNull(row[i])) {
+      if (!column.nullable) {
+        throw store::ConstraintError(Describe(*table_, column.name) + " cannot be NULL");
+      }
+    } else if (!CellMatches(row[i], column.type)) {
+      throw store::InvalidArgumentError(Describe(*table_, column.name) + " expects " +
+                                        std::string(CellTypeName(column.type)));
+    }
+  }
+}
+
+uint64_t RowMapping::KeyComponent(const Row& row, int column) const {
+  const std::string_view name = table_->columns[column].name;
+  const Cell& cell = row[column];
+  if (table_->name == kMetadataTable) {
+    // Options are keyed by scope: global (scope NULL), schema or table.
+    if (name == "scope") {
+      if (IsNull(cell)) return static_cast<uint64_t>(store::OptionScope::kGlobal);
+      const auto& scope = std::get<std::string>(cell);
+      if (scope == "schema") return static_cast<uint64_t>(store::OptionScope::kSchema);
+      if (scope == "table") return static_cast<uint64_t>(store::OptionScope::kTable);
+      throw store::InvalidArgumentError("ducklake_metadata.scope '" + scope +
+                                        "' is not global, schema or table");
+    }
+    if (IsNull(cell)) return 0;
+  }
+  if (!std::holds_alternative<int64_t>(cell)) {
+    throw store::InvalidArgumentError(Describe(*table_, name) +
+                                      " identifies the row and cannot be NULL");
+  }
+  const int64_t value = std::get<int64_t>(cell);
+  if (value < 0) {
+    throw store::InvalidArgumentError(Describe(*table_, name) + " cannot be negative");
+  }
+  return static_cast<uint64_t>(value);
+}
+
+store::Key RowMapping::KeyOf(const Row& row) const {
+  Validate(row);
+  std::vector<uint64_t> components;
+  for (int column : key_columns_) components.push_back(KeyComponent(row, column));
+  if (versioned() && !IsNull(row[end_column_])) {
+    components.push_back(KeyComponent(row, end_column_));
+    return store::Key(store::Subspace::kHistory, kind_, components);
+  }
+  return store::Key(store::GetKindInfo(kind_).home, kind_, components);
+}
+
+std::vector<store::Subspace> RowMapping::Subspaces() const {
+  if (versioned()) return {store::Subspace::kCurrent, store::Subspace::kHistory};
+  return {store::GetKindInfo(kind_).home};
+}
+
+std::unique_ptr<Message> RowMapping::NewRecord() const { return store::NewRecord(kind_); }
+
+void RowMapping::WriteRecord(const Row& row, Message* record) const {
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    SetField(record, fields_[i].field, row[i], Describe(*table_, table_->columns[i].name));
+  }
+}
+
+Row RowMapping::ReadRecord(const Message& record) const {
+  Row row;
+  row.reserve(fields_.size());
+  for (const ColumnField& column : fields_) row.push_back(GetField(record, column.field));
+  return row;
+}
+
+void RowMapping::WriteContainer(const Row& row, Message* container) const {
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    if (fields_[i].in_container) {
+      SetField(container, fields_[i].field, row[i], Describe(*table_, table_->columns[i].name));
+    }
+  }
+}
+
+void RowMapping::WriteEntry(const Row& row, Message* entry) const {
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    if (!fields_[i].in_container) {
+      SetField(entry, fields_[i].field, row[i], Describe(*table_, table_->columns[i].name));
+    }
+  }
+}
+
+int RowMapping::EntryCount(const Message& container) const {
+  return container.GetReflection()->FieldSize(container, entries_);
+}
+
+Message* RowMapping::AddEntry(Message* container) const {
+  return container->GetReflection()->AddMessage(container, entries_);
+}
+
+Row RowMapping::ReadEntry(const Message& container, int index) const {
+  const Message& entry = container.GetReflection()->GetRepeatedMessage(container, entries_, index);
+  Row row;
+  row.reserve(fields_.size());
+  for (const ColumnField& column : fields_) {
+    row.push_back(GetField(column.in_container ? container : entry, column.field));
+  }
+  return row;
+}
+
+void RowMapping::RemoveEntry(Message* container, int index) const {
+  const Reflection* reflection = container->GetReflection();
+  const int last = reflection->FieldSize(*container, entries_) - 1;
+  // Keep the survivors' order: bubble the removed entry to the end first.
+  for (int i = index; i < last; ++i) reflection->SwapElements(container, entries_, i, i + 1);
+  reflection->RemoveLast(container, entries_);
+}
+
+const std::vector<RowMapping>& RowMappingsV1_0() {
+  static const std::vector<RowMapping> mappings = [] {
+    struct Spec {
+      std::string_view table;
+      Kind kind;
+      RowShape shape;
+      std::vector<std::string_view> key;
+    };
+    const std::vector<Spec> specs = {
+        {"ducklake_metadata", Kind::kOption, RowShape::kEntry, {"scope", "scope_id"}},
+        {"ducklake_snapshot", Kind::kSnapshot, RowShape::kSnapshotRow, {"snapshot_id"}},
+        {"ducklake_snapshot_changes", Kind::kSnapshot, RowShape::kChangesRow, {"snapshot_id"}},
+        {"ducklake_schema", Kind::kSchema, RowShape::kRecord, {"schema_id"}},
+        {"ducklake_table", Kind::kTable, RowShape::kRecord, {"table_id"}},
+        {"ducklake_view", Kind::kView, RowShape::kRecord, {"view_id"}},
+        {"ducklake_tag", Kind::kTag, RowShape::kEntry, {"object_id"}},
+        {"ducklake_column_tag", Kind::kColumnTag, RowShape::kEntry, {"table_id", "column_id"}},
+        {"ducklake_data_file", Kind::kDataFile, RowShape::kRecord, {"table_id", "data_file_id"}},
+        {"ducklake_file_column_stats",
+         Kind::kFileColumnStats,
+         RowShape::kRecord,
+         {"table_id", "data_file_id", "column_id"}},
+        {"ducklake_file_variant_stats",
+         Kind::kFileVariantStats,
+         RowShape::kEntry,
+         {"table_id", "data_file_id", "column_id"}},
+        {"ducklake_delete_file",
+         Kind::kDeleteFile,
+         RowShape::kRecord,
+         {"table_id", "delete_file_id"}},
+        {"ducklake_column", Kind::kColumn, RowShape::kRecord, {"table_id", "column_id"}},
+        {"ducklake_table_stats", Kind::kTableStats, RowShape::kRecord, {"table_id"}},
+        {"ducklake_table_column_stats",
+         Kind::kTableColumnStats,
+         RowShape::kRecord,
+         {"table_id", "column_id"}},
+        {"ducklake_partition_info",
+         Kind::kPartition,
+         RowShape::kRecord,
+         {"table_id", "partition_id"}},
+        {"ducklake_partition_column",
+         Kind::kPartitionColumn,
+         RowShape::kRecord,
+         {"table_id", "partition_id", "partition_key_index"}},
+        {"ducklake_file_partition_value",
+         Kind::kFilePartitionValue,
+         RowShape::kRecord,
+         {"table_id", "data_file_id", "partition_key_index"}},
+        {"ducklake_files_scheduled_for_deletion",
+         Kind::kFileScheduledForDeletion,
+         RowShape::kRecord,
+         {"data_file_id"}},
+        {"ducklake_inlined_data_tables",
+         Kind::kInlinedDataTable,
+         RowShape::kRecord,
+         {"table_id", "schema_version"}},
+        {"ducklake_column_mapping",
+         Kind::kColumnMapping,
+         RowShape::kRecord,
+         {"table_id", "mapping_id"}},
+        {"ducklake_name_mapping",
+         Kind::kNameMapping,
+         RowShape::kRecord,
+         {"mapping_id", "column_id"}},
+        {"ducklake_schema_versions",
+         Kind::kSchemaVersion,
+         RowShape::kRecord,
+         {"table_id", "begin_snapshot"}},
+        {"ducklake_macro", Kind::kMacro, RowShape::kRecord, {"macro_id"}},
+        {"ducklake_macro_impl", Kind::kMacroImpl, RowShape::kRecord, {"macro_id", "impl_id"}},
+        {"ducklake_macro_parameters",
+         Kind::kMacroParameter,
+         RowShape::kRecord,
+         {"macro_id", "impl_id", "column_id"}},
+        {"ducklake_sort_info", Kind::kSort, RowShape::kRecord, {"table_id", "sort_id"}},
+        {"ducklake_sort_expression",
+         Kind::kSortExpression,
+         RowShape::kRecord,
+         {"table_id", "sort_id", "sort_key_index"}},
+    };
+    std::vector<RowMapping> result;
+    for (const Spec& spec : specs) {
+      const CatalogTable* table = FindCatalogTable(spec.table);
+      if (!table) throw std::logic_error("no catalog table " + std::string(spec.table));
+      result.emplace_back(*table, spec.kind, spec.shape, spec.key);
+    }
+    return result;
+  }();
+  return mappings;
+}
+
+const RowMapping* FindRowMapping(std::string_view table_name) {
+  for (const RowMapping& mapping : RowMappingsV1_0()) {
+    if (mapping.table().name == table_name) return &mapping;
+  }
+  return nullptr;
+}
+
+}  // namespace moraine::catalog

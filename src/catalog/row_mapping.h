@@ -1,0 +1,92 @@
+// Where each row of DuckLake's 28 catalog tables lives in the store, and how
+// it converts to and from that place's record.
+//
+// Record fields carry the DuckLake column names (store/records.proto), so one
+// reflective conversion serves every table; what differs per table is only
+// its kind, the columns that form its key and its shape:
+//   - a record per row (most tables); versioned ones live in `current` while
+//     end_snapshot is NULL and in `history`, keyed with it, once it is set;
+//   - an entry of a container record per parent, for rows identified by a
+//     string (tags, column tags, options, variant stats);
+//   - one of the two rows merged in a snapshot record (ducklake_snapshot and
+//     ducklake_snapshot_changes).
+#pragma once
+
+#include <google/protobuf/message.h>
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "catalog/ducklake_tables.h"
+#include "catalog/row.h"
+#include "store/key.h"
+
+namespace moraine::catalog {
+
+enum class RowShape { kRecord, kEntry, kSnapshotRow, kChangesRow };
+
+class RowMapping {
+ public:
+  RowMapping(const CatalogTable& table, store::Kind kind, RowShape shape,
+             std::vector<std::string_view> key_columns);
+
+  const CatalogTable& table() const { return *table_; }
+  store::Kind kind() const { return kind_; }
+  RowShape shape() const { return shape_; }
+  // Ended versions move to history (the table has an end_snapshot column and
+  // its kind has a history form).
+  bool versioned() const { return end_column_ >= 0; }
+
+  // The key of `row`: its kind's current key, or for a versioned row whose
+  // end_snapshot is set, the history key. Throws store::InvalidArgumentError
+  // for a row of the wrong shape or a NULL or negative key column.
+  store::Key KeyOf(const Row& row) const;
+  // The key prefixes a scan narrowed by equalities on leading key columns
+  // visits: `current` and, for versioned tables, `history`.
+  std::vector<store::Subspace> Subspaces() const;
+  const std::vector<int>& key_columns() const { return key_columns_; }
+
+  // A fresh record of the kind this table lives in.
+  std::unique_ptr<google::protobuf::Message> NewRecord() const;
+
+  // kRecord, kSnapshotRow, kChangesRow: copies the row's cells into `record`
+  // (for the merged snapshot shapes, only this table's columns).
+  void WriteRecord(const Row& row, google::protobuf::Message* record) const;
+  Row ReadRecord(const google::protobuf::Message& record) const;
+
+  // kEntry: the container's own fields come from the row; the row's other
+  // cells make one entry.
+  void WriteContainer(const Row& row, google::protobuf::Message* container) const;
+  void WriteEntry(const Row& row, google::protobuf::Message* entry) const;
+  // The entries of a container and the row each one makes.
+  int EntryCount(const google::protobuf::Message& container) const;
+  google::protobuf::Message* AddEntry(google::protobuf::Message* container) const;
+  Row ReadEntry(const google::protobuf::Message& container, int index) const;
+  void RemoveEntry(google::protobuf::Message* container, int index) const;
+
+  // Checks the row's length and each cell's type against the table.
+  void Validate(const Row& row) const;
+
+ private:
+  struct ColumnField {
+    const google::protobuf::FieldDescriptor* field;
+    bool in_container;  // kEntry: the field is the container's, not the entry's
+  };
+
+  uint64_t KeyComponent(const Row& row, int column) const;
+
+  const CatalogTable* table_;
+  store::Kind kind_;
+  RowShape shape_;
+  std::vector<int> key_columns_;
+  int end_column_ = -1;
+  const google::protobuf::FieldDescriptor* entries_ = nullptr;
+  std::vector<ColumnField> fields_;  // one per table column
+};
+
+// The mapping of a fixed catalog table, or nullptr for any other name.
+const RowMapping* FindRowMapping(std::string_view table_name);
+const std::vector<RowMapping>& RowMappingsV1_0();
+
+}  // namespace moraine::catalog

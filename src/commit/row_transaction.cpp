@@ -1,0 +1,513 @@
+#include "commit/row_transaction.h"
+
+#include <algorithm>
+#include <set>
+
+#include "catalog/ducklake_tables.h"
+#include "catalog/row_mapping.h"
+#include "commit/inlined_tables.h"
+#include "commit/staged_view.h"
+#include "commit/store_records.h"
+#include "store/error.h"
+#include "store/records.pb.h"
+#include "store/value_frame.h"
+
+namespace moraine::commit {
+
+using catalog::InlinedTableName;
+using catalog::RowMapping;
+using catalog::RowShape;
+using store::Kind;
+
+namespace {
+
+constexpr const char* kLostRace =
+    "moraine: commit conflict: another transaction committed to this catalog since this one "
+    "began";
+
+TableSpec SpecOf(const catalog::CatalogTable& table) {
+  TableSpec spec{std::string(table.name), {}, {}};
+  for (const auto& column : table.columns) {
+    spec.columns.push_back({std::string(column.name),
+                            std::string(catalog::CellTypeName(column.type)), column.nullable});
+  }
+  for (auto key : table.primary_key) spec.primary_key.emplace_back(key);
+  return spec;
+}
+
+// The key ranges a scan of `mapping` narrowed by `bounds` must visit: the
+// longest run of equalities on leading key columns, then a range on the next.
+std::vector<store::KeyRange> RangesFor(const RowMapping& mapping,
+                                       const std::vector<ColumnBound>& bounds) {
+  std::vector<uint64_t> prefix;
+  std::optional<std::pair<uint64_t, uint64_t>> next_range;
+  // Options are keyed by a scope derived from two columns: never narrowed.
+  if (mapping.shape() != RowShape::kEntry || mapping.kind() != Kind::kOption) {
+    for (int column : mapping.key_columns()) {
+      std::optional<int64_t> lower, upper;
+      for (const auto& bound : bounds) {
+        if (bound.column != static_cast<size_t>(column)) continue;
+        if (bound.lower) lower = lower ? std::max(*lower, *bound.lower) : *bound.lower;
+        if (bound.upper) upper = upper ? std::min(*upper, *bound.upper) : *bound.upper;
+      }
+      if (lower && upper && *lower > *upper) return {};  // nothing can match
+      if (upper && *upper < 0) return {};                // ids are never negative
+      if (lower && upper && *lower == *upper) {
+        prefix.push_back(static_cast<uint64_t>(*lower));
+        continue;
+      }
+      if (lower || upper) {
+        next_range = {static_cast<uint64_t>(std::max<int64_t>(lower.value_or(0), 0)),
+                      upper ? static_cast<uint64_t>(*upper) : UINT64_MAX};
+      }
+      break;
+    }
+  }
+  std::vector<store::KeyRange> ranges;
+  for (store::Subspace subspace : mapping.Subspaces()) {
+    if (!next_range) {
+      ranges.push_back(store::PrefixRange(subspace, mapping.kind(), prefix));
+      continue;
+    }
+    auto low = prefix, high = prefix;
+    low.push_back(next_range->first);
+    high.push_back(next_range->second);
+    ranges.push_back({store::PrefixRange(subspace, mapping.kind(), low).begin,
+                      store::PrefixRange(subspace, mapping.kind(), high).end});
+  }
+  return ranges;
+}
+
+class StoreRowTransaction final : public RowTransaction {
+ public:
+  explicit StoreRowTransaction(std::shared_ptr<store::KvStore> store)
+      : store_(std::move(store)), view_(store_->GetSnapshot()) {
+    head_value_ = view_.Get(HeadKey());
+    if (head_value_) store::UnframeValue(Kind::kHead, *head_value_, &head_);
+  }
+
+  std::optional<TableSpec> FindTable(std::string_view name) override {
+    if (const RowMapping* mapping = catalog::FindRowMapping(name)) {
+      if (!FixedTablesExist() && !created_fixed_.count(std::string(name))) return std::nullopt;
+      return SpecOf(mapping->table());
+    }
+    if (auto inlined = catalog::ParseInlinedTableName(name)) {
+      auto existence = view_.Get(inlined::ExistenceKey(*inlined).Encode());
+      if (!existence) return std::nullopt;
+      return inlined::SpecOf(*inlined, *existence);
+    }
+    return std::nullopt;
+  }
+
+  std::vector<std::string> TableNames() override {
+    std::vector<std::string> names;
+    for (const RowMapping& mapping : catalog::RowMappingsV1_0()) {
+      const std::string name(mapping.table().name);
+      if (FixedTablesExist() || created_fixed_.count(name)) names.push_back(name);
+    }
+    for (Kind kind : {Kind::kInlinedTableShape, Kind::kInlinedDeleteTable}) {
+      view_.Scan(store::PrefixRange(store::Subspace::kInlineData, kind),
+                 [&](std::string_view key, std::string_view) {
+                   const store::Key decoded = store::Key::Decode(key);
+                   const auto table = static_cast<int64_t>(decoded.component(0));
+                   names.push_back(kind == Kind::kInlinedTableShape
+                                       ? catalog::InlinedDataTableName(
+                                             table, static_cast<int64_t>(decoded.component(1)))
+                                       : catalog::InlinedDeleteTableName(table));
+                 });
+    }
+    return names;
+  }
+
+  void CreateTable(const TableSpec& spec) override {
+    RequireOpen();
+    if (const RowMapping* mapping = catalog::FindRowMapping(spec.name)) {
+      if (FixedTablesExist() || created_fixed_.count(spec.name)) {
+        throw store::ConstraintError("table " + spec.name + " already exists");
+      }
+      const TableSpec expected = SpecOf(mapping->table());
+      if (!SameColumns(spec, expected)) {
+        throw store::InvalidArgumentError(
+            "table " + spec.name + " does not have the shape of DuckLake catalog format 1.0");
+      }
+      created_fixed_.insert(spec.name);
+      return;
+    }
+    auto inlined = catalog::ParseInlinedTableName(spec.name);
+    if (!inlined) {
+      throw store::InvalidArgumentError(
+          "moraine serves DuckLake's catalog tables only; cannot "
+          "create table " +
+          spec.name);
+    }
+    const std::string key = inlined::ExistenceKey(*inlined).Encode();
+    if (view_.Get(key)) throw store::ConstraintError("table " + spec.name + " already exists");
+    view_.Put(key, inlined::ExistenceValue(*inlined, spec));
+  }
+
+  void DropTable(std::string_view name) override {
+    RequireOpen();
+    auto inlined = catalog::ParseInlinedTableName(name);
+    if (!inlined) {
+      throw store::InvalidArgumentError("cannot drop " + std::string(name) +
+                                        ": DuckLake's catalog tables are permanent");
+    }
+    const std::string key = inlined::ExistenceKey(*inlined).Encode();
+    if (!view_.Get(key)) {
+      throw store::NotFoundError("table " + std::string(name) + " does not exist");
+    }
+    std::vector<std::string> rows;
+    view_.Scan(inlined::RowRange(*inlined),
+               [&](std::string_view row_key, std::string_view) { rows.emplace_back(row_key); });
+    for (const auto& row_key : rows) view_.Delete(row_key);
+    view_.Delete(key);
+  }
+
+  void Scan(std::string_view table, const std::vector<ColumnBound>& bounds,
+            const std::function<void(RowHandle, const Row&)>& visit) override {
+    RequireOpen();
+    if (const RowMapping* mapping = FixedMapping(table)) {
+      for (const auto& range : RangesFor(*mapping, bounds)) {
+        view_.Scan(range, [&](std::string_view key, std::string_view value) {
+          ScanRecord(*mapping, key, value, visit);
+        });
+      }
+      return;
+    }
+    const InlinedTableName name = RequireInlined(table);
+    view_.Scan(inlined::RowRange(name), [&](std::string_view key, std::string_view value) {
+      Emit(std::string(table), key, inlined::ReadRow(name, value), visit);
+    });
+  }
+
+  void Insert(std::string_view table, const Row& row) override {
+    RequireOpen();
+    if (const RowMapping* mapping = FixedMapping(table)) {
+      InsertFixed(*mapping, row);
+      return;
+    }
+    const InlinedTableName name = RequireInlined(table);
+    const std::string key = inlined::RowKey(name, row).Encode();
+    if (view_.Get(key)) throw DuplicateRow(table);
+    view_.Put(key, inlined::RowValue(name, row, InlinedColumnCount(name)));
+  }
+
+  void Update(std::string_view table, RowHandle handle, const Row& row) override {
+    RequireOpen();
+    Target& target = RequireTarget(table, handle);
+    if (const RowMapping* mapping = FixedMapping(table)) {
+      UpdateFixed(*mapping, target, row);
+    } else {
+      const InlinedTableName name = RequireInlined(table);
+      const std::string key = inlined::RowKey(name, row).Encode();
+      if (key != target.key) {
+        if (view_.Get(key)) throw DuplicateRow(table);
+        view_.Delete(target.key);
+      }
+      view_.Put(key, inlined::RowValue(name, row, InlinedColumnCount(name)));
+      target.key = key;
+    }
+    target.row = row;
+  }
+
+  Row GetRow(RowHandle handle) override {
+    if (handle >= targets_.size() || targets_[handle].removed) {
+      throw store::NotFoundError("no row " + std::to_string(handle) + " in this transaction");
+    }
+    return targets_[handle].row;
+  }
+
+  void Delete(std::string_view table, RowHandle handle) override {
+    RequireOpen();
+    Target& target = RequireTarget(table, handle);
+    if (const RowMapping* mapping = FixedMapping(table)) {
+      RemoveFixed(*mapping, target);
+    } else {
+      view_.Delete(target.key);
+    }
+    target.removed = true;
+  }
+
+  void Commit() override {
+    RequireOpen();
+    finished_ = true;
+    if (!view_.HasWrites() && created_fixed_.empty()) return;
+    if (store_->read_only()) {
+      throw store::ReadOnlyError("catalog '" + store_->location() + "' is attached read-only");
+    }
+    store::WriteBatch batch;
+    view_.AppendTo(&batch);
+    int64_t head_snapshot = head_value_ ? static_cast<int64_t>(head_.snapshot_id()) : -1;
+    if (max_inserted_snapshot_) head_snapshot = std::max(head_snapshot, *max_inserted_snapshot_);
+    if (!head_value_) {
+      if (head_snapshot < 0) {
+        throw store::InvalidArgumentError(
+            "initializing a DuckLake catalog must insert its first snapshot");
+      }
+      batch.Put(FormatKey(), EncodeFormat());
+    }
+    batch.Put(HeadKey(), EncodeHead(head_snapshot, head_.batch_count() + 1));
+    if (!store_->WriteIfHeadUnchanged(HeadKey(), head_value_, batch)) {
+      throw store::ConflictError(kLostRace);
+    }
+  }
+
+  void Rollback() override { finished_ = true; }
+
+ private:
+  struct Target {
+    std::string table;
+    std::string key;
+    Row row;
+    bool removed = false;
+  };
+
+  // A store DuckLake has initialized (or the verb path created) has a head.
+  bool FixedTablesExist() const { return head_value_.has_value(); }
+
+  void RequireOpen() const {
+    if (finished_) throw store::InvalidArgumentError("the transaction has already finished");
+  }
+
+  const RowMapping* FixedMapping(std::string_view table) const {
+    const RowMapping* mapping = catalog::FindRowMapping(table);
+    if (mapping && !FixedTablesExist() && !created_fixed_.count(std::string(table))) {
+      throw store::NotFoundError("table " + std::string(table) + " does not exist");
+    }
+    return mapping;
+  }
+
+  InlinedTableName RequireInlined(std::string_view table) {
+    auto name = catalog::ParseInlinedTableName(table);
+    if (!name || !view_.Get(inlined::ExistenceKey(*name).Encode())) {
+      throw store::NotFoundError("table " + std::string(table) + " does not exist");
+    }
+    return *name;
+  }
+
+  size_t InlinedColumnCount(const InlinedTableName& name) {
+    return inlined::SpecOf(name, *view_.Get(inlined::ExistenceKey(name).Encode())).columns.size();
+  }
+
+  Target& RequireTarget(std::string_view table, RowHandle handle) {
+    if (handle >= targets_.size() || targets_[handle].table != table || targets_[handle].removed) {
+      throw store::NotFoundError("no row " + std::to_string(handle) + " of " + std::string(table) +
+                                 " in this transaction");
+    }
+    return targets_[handle];
+  }
+
+  static store::ConstraintError DuplicateRow(std::string_view table) {
+    return store::ConstraintError("duplicate row identity in " + std::string(table));
+  }
+
+  static bool SameColumns(const TableSpec& a, const TableSpec& b) {
+    if (a.columns.size() != b.columns.size()) return false;
+    for (size_t i = 0; i < a.columns.size(); ++i) {
+      if (a.columns[i].name != b.columns[i].name || a.columns[i].type != b.columns[i].type) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void Emit(const std::string& table, std::string_view key, Row row,
+            const std::function<void(RowHandle, const Row&)>& visit) {
+    const RowHandle handle = targets_.size();
+    targets_.push_back({table, std::string(key), std::move(row)});
+    visit(handle, targets_.back().row);
+  }
+
+  void ScanRecord(const RowMapping& mapping, std::string_view key, std::string_view value,
+                  const std::function<void(RowHandle, const Row&)>& visit) {
+    const std::string table(mapping.table().name);
+    auto record = mapping.NewRecord();
+    store::UnframeValue(mapping.kind(), value, record.get());
+    switch (mapping.shape()) {
+      case RowShape::kRecord:
+        Emit(table, key, mapping.ReadRecord(*record), visit);
+        return;
+      case RowShape::kSnapshotRow:
+      case RowShape::kChangesRow:
+        if (!SnapshotRowAbsent(mapping, *record))
+          Emit(table, key, mapping.ReadRecord(*record), visit);
+        return;
+      case RowShape::kEntry: {
+        // Entries are read up front: a visitor may stage writes to this key.
+        std::vector<Row> rows;
+        for (int i = 0; i < mapping.EntryCount(*record); ++i)
+          rows.push_back(mapping.ReadEntry(*record, i));
+        for (auto& row : rows) Emit(table, key, std::move(row), visit);
+        return;
+      }
+    }
+  }
+
+  std::unique_ptr<google::protobuf::Message> ReadStaged(const RowMapping& mapping,
+                                                        const std::string& key) {
+    auto value = view_.Get(key);
+    if (!value) return nullptr;
+    auto record = mapping.NewRecord();
+    store::UnframeValue(mapping.kind(), *value, record.get());
+    return record;
+  }
+
+  void Stage(const RowMapping& mapping, const std::string& key,
+             const google::protobuf::Message& record) {
+    view_.Put(key, store::FrameValue(mapping.kind(), record));
+  }
+
+  static bool SnapshotRowAbsent(const RowMapping& mapping,
+                                const google::protobuf::Message& record) {
+    const auto& snapshot = static_cast<const store::v1::SnapshotRecord&>(record);
+    return mapping.shape() == RowShape::kSnapshotRow ? snapshot.snapshot_row_absent()
+                                                     : snapshot.changes_row_absent();
+  }
+
+  static void SetSnapshotRowAbsent(RowShape shape, store::v1::SnapshotRecord* snapshot,
+                                   bool absent) {
+    if (shape == RowShape::kSnapshotRow) {
+      snapshot->set_snapshot_row_absent(absent);
+    } else {
+      snapshot->set_changes_row_absent(absent);
+    }
+  }
+
+  void InsertFixed(const RowMapping& mapping, const Row& row) {
+    const std::string key = mapping.KeyOf(row).Encode();
+    auto existing = ReadStaged(mapping, key);
+    switch (mapping.shape()) {
+      case RowShape::kRecord: {
+        if (existing) throw DuplicateRow(mapping.table().name);
+        auto record = mapping.NewRecord();
+        mapping.WriteRecord(row, record.get());
+        Stage(mapping, key, *record);
+        return;
+      }
+      case RowShape::kSnapshotRow:
+      case RowShape::kChangesRow: {
+        const int64_t snapshot_id = std::get<int64_t>(row[0]);
+        if (existing && !SnapshotRowAbsent(mapping, *existing)) {
+          // Two writers took the same next snapshot id: a lost race DuckLake retries.
+          if (mapping.shape() == RowShape::kSnapshotRow) {
+            throw store::ConflictError("moraine: commit conflict: snapshot " +
+                                       std::to_string(snapshot_id) + " already exists");
+          }
+          throw DuplicateRow(mapping.table().name);
+        }
+        const bool first_half = existing == nullptr;
+        auto record = first_half ? mapping.NewRecord() : std::move(existing);
+        auto* snapshot = static_cast<store::v1::SnapshotRecord*>(record.get());
+        if (first_half) {
+          // The other half of the merged record is absent until inserted.
+          SetSnapshotRowAbsent(mapping.shape() == RowShape::kSnapshotRow ? RowShape::kChangesRow
+                                                                         : RowShape::kSnapshotRow,
+                               snapshot, true);
+        }
+        mapping.WriteRecord(row, record.get());
+        SetSnapshotRowAbsent(mapping.shape(), snapshot, false);
+        Stage(mapping, key, *record);
+        if (mapping.shape() == RowShape::kSnapshotRow) {
+          max_inserted_snapshot_ =
+              std::max(max_inserted_snapshot_.value_or(snapshot_id), snapshot_id);
+        }
+        return;
+      }
+      case RowShape::kEntry: {
+        const bool first_entry = existing == nullptr;
+        auto container = first_entry ? mapping.NewRecord() : std::move(existing);
+        if (first_entry) mapping.WriteContainer(row, container.get());
+        mapping.WriteEntry(row, mapping.AddEntry(container.get()));
+        Stage(mapping, key, *container);
+        return;
+      }
+    }
+  }
+
+  void RemoveFixed(const RowMapping& mapping, const Target& target) {
+    switch (mapping.shape()) {
+      case RowShape::kRecord:
+        view_.Delete(target.key);
+        return;
+      case RowShape::kSnapshotRow:
+      case RowShape::kChangesRow: {
+        auto record = ReadStaged(mapping, target.key);
+        if (!record) return;
+        auto* snapshot = static_cast<store::v1::SnapshotRecord*>(record.get());
+        SetSnapshotRowAbsent(mapping.shape(), snapshot, true);
+        if (snapshot->snapshot_row_absent() && snapshot->changes_row_absent()) {
+          view_.Delete(target.key);
+        } else {
+          Stage(mapping, target.key, *record);
+        }
+        return;
+      }
+      case RowShape::kEntry: {
+        auto container = ReadStaged(mapping, target.key);
+        const int count = container ? mapping.EntryCount(*container) : 0;
+        for (int i = 0; i < count; ++i) {
+          if (mapping.ReadEntry(*container, i) != target.row) continue;
+          mapping.RemoveEntry(container.get(), i);
+          if (mapping.EntryCount(*container) == 0) {
+            view_.Delete(target.key);
+          } else {
+            Stage(mapping, target.key, *container);
+          }
+          return;
+        }
+        throw store::NotFoundError("the row of " + target.table + " is gone");
+      }
+    }
+  }
+
+  void UpdateFixed(const RowMapping& mapping, Target& target, const Row& row) {
+    const std::string key = mapping.KeyOf(row).Encode();
+    switch (mapping.shape()) {
+      case RowShape::kRecord: {
+        // Setting end_snapshot on a live version moves it to history: its key
+        // changes, so the current key is deleted in the same batch.
+        if (key != target.key) {
+          if (ReadStaged(mapping, key)) throw DuplicateRow(mapping.table().name);
+          view_.Delete(target.key);
+        }
+        auto record = mapping.NewRecord();
+        mapping.WriteRecord(row, record.get());
+        Stage(mapping, key, *record);
+        break;
+      }
+      case RowShape::kSnapshotRow:
+      case RowShape::kChangesRow: {
+        if (key != target.key) {
+          throw store::InvalidArgumentError("a snapshot's id cannot change");
+        }
+        auto record = ReadStaged(mapping, key);
+        if (!record) throw store::NotFoundError("the row of " + target.table + " is gone");
+        mapping.WriteRecord(row, record.get());
+        Stage(mapping, key, *record);
+        break;
+      }
+      case RowShape::kEntry:
+        RemoveFixed(mapping, target);
+        InsertFixed(mapping, row);
+        break;
+    }
+    target.key = key;
+  }
+
+  std::shared_ptr<store::KvStore> store_;
+  StagedView view_;
+  std::optional<std::string> head_value_;  // nullopt: DuckLake has not initialized the store
+  store::v1::HeadRecord head_;
+  std::set<std::string> created_fixed_;  // fixed tables created while initializing
+  std::vector<Target> targets_;          // indexed by RowHandle
+  std::optional<int64_t> max_inserted_snapshot_;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<RowTransaction> BeginRowTransaction(std::shared_ptr<store::KvStore> store) {
+  return std::make_unique<StoreRowTransaction>(std::move(store));
+}
+
+}  // namespace moraine::commit

@@ -1,0 +1,109 @@
+// The staged-row path (RFC 0006): DuckLake speaks SQL to its catalog, and the
+// DuckDB shim turns that SQL's scans and INSERT/UPDATE/DELETE into calls on a
+// RowTransaction. Rows of every `ducklake_*` table (and of the per-table
+// inlined families) are mapped onto the store's records and keys here, so the
+// shim holds no catalog knowledge.
+//
+// One convention is interpreted, everything else is stored verbatim: an
+// UPDATE that sets end_snapshot on a live version ends it, moving the record
+// from `current` to `history` (keyed with its end snapshot). Ids, counters and
+// schema versions are DuckLake's own.
+//
+// A transaction reads one consistent store snapshot plus its own staged
+// writes (DuckLake re-reads what it just wrote, e.g. during expiry), and
+// lands everything as exactly one atomic batch at Commit, conditional on the
+// head it began at. A lost race throws store::ConflictError whose message
+// contains "conflict", which is what makes DuckLake retry.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "catalog/row.h"
+#include "store/kv_store.h"
+
+namespace moraine::commit {
+
+using catalog::Cell;
+using catalog::OpaqueValue;
+using catalog::Row;
+
+// A column of a table as the shim must declare it to DuckDB. `type` is a SQL
+// type name ("BIGINT", "VARCHAR", "BOOLEAN", "UUID", "TIMESTAMP WITH TIME ZONE",
+// or for inlined user columns whatever DuckDB type DuckLake declared).
+struct ColumnSpec {
+  std::string name;
+  std::string type;
+  bool nullable = true;
+  bool operator==(const ColumnSpec&) const = default;
+};
+
+struct TableSpec {
+  std::string name;
+  std::vector<ColumnSpec> columns;
+  std::vector<std::string> primary_key;
+};
+
+// An inclusive range on one BIGINT column, used to narrow a scan. A scan may
+// return rows outside the bounds; the caller applies its filters exactly.
+struct ColumnBound {
+  size_t column = 0;
+  std::optional<int64_t> lower;
+  std::optional<int64_t> upper;
+};
+
+// Identifies a row within one transaction, from a scan to an update/delete.
+using RowHandle = uint64_t;
+
+class RowTransaction {
+ public:
+  virtual ~RowTransaction() = default;
+
+  // --- Tables ---
+  // The table of that name as it exists in this transaction: one of the 28
+  // fixed tables, or an inlined data/delete table once created. nullopt if
+  // absent. In a store DuckLake has not initialized yet (no head), every
+  // table is absent: DuckLake's probe then fails with a catalog error and it
+  // initializes the lake itself.
+  virtual std::optional<TableSpec> FindTable(std::string_view name) = 0;
+  virtual std::vector<std::string> TableNames() = 0;
+  // Creates a table: one of the 28 fixed tables while the store is being
+  // initialized (its shape must be exactly the format 1.0 shape), or an
+  // inlined data or delete table. Throws store::ConstraintError if it exists
+  // and store::InvalidArgumentError for any other name or a wrong shape.
+  virtual void CreateTable(const TableSpec& table) = 0;
+  // Drops an inlined table and its rows. Throws store::NotFoundError if absent.
+  virtual void DropTable(std::string_view name) = 0;
+
+  // --- Rows ---
+  // Visits the rows of `table` (current and ended versions alike), narrowed
+  // by `bounds` where the table's keys allow it. Staged writes are visible.
+  virtual void Scan(std::string_view table, const std::vector<ColumnBound>& bounds,
+                    const std::function<void(RowHandle, const Row&)>& visit) = 0;
+  // Throws store::ConstraintError for a duplicate primary key (or duplicate
+  // identity), store::InvalidArgumentError for a row of the wrong shape.
+  virtual void Insert(std::string_view table, const Row& row) = 0;
+  // Replaces the row `handle` (from a Scan of this transaction) with `row`.
+  virtual void Update(std::string_view table, RowHandle handle, const Row& row) = 0;
+  // The row `handle` names, as this transaction sees it now.
+  virtual Row GetRow(RowHandle handle) = 0;
+  virtual void Delete(std::string_view table, RowHandle handle) = 0;
+
+  // Lands every staged write as one batch. Throws store::ConflictError (the
+  // message contains "conflict") if another commit moved the head since this
+  // transaction began; nothing is written then. The transaction is finished
+  // either way.
+  virtual void Commit() = 0;
+  virtual void Rollback() = 0;
+};
+
+// Begins a transaction on `store` at its current head.
+std::unique_ptr<RowTransaction> BeginRowTransaction(std::shared_ptr<store::KvStore> store);
+
+}  // namespace moraine::commit

@@ -1,0 +1,41 @@
+// A transaction's view of the store: one consistent snapshot with the
+// transaction's own staged writes laid over it, so it reads what it wrote.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "store/key_range.h"
+#include "store/kv_store.h"
+#include "store/write_batch.h"
+
+namespace moraine::commit {
+
+class StagedView {
+ public:
+  explicit StagedView(std::unique_ptr<store::KvSnapshot> snapshot)
+      : snapshot_(std::move(snapshot)) {}
+
+  std::optional<std::string> Get(const std::string& key) const;
+  // Visits the keys in `range` in order, staged writes taking precedence and
+  // staged deletes hiding what the snapshot holds.
+  void Scan(const store::KeyRange& range,
+            const std::function<void(std::string_view key, std::string_view value)>& visit) const;
+
+  void Put(const std::string& key, std::string value) { writes_[key] = std::move(value); }
+  void Delete(const std::string& key) { writes_[key] = std::nullopt; }
+
+  bool HasWrites() const { return !writes_.empty(); }
+  // Every staged write, in key order.
+  void AppendTo(store::WriteBatch* batch) const;
+
+ private:
+  std::unique_ptr<store::KvSnapshot> snapshot_;
+  std::map<std::string, std::optional<std::string>> writes_;
+};
+
+}  // namespace moraine::commit

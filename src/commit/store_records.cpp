@@ -1,0 +1,36 @@
+#include "commit/store_records.h"
+
+#include "store/key.h"
+#include "store/records.pb.h"
+#include "store/value_frame.h"
+
+namespace moraine::commit {
+
+using store::Key;
+using store::Kind;
+
+const std::string& HeadKey() {
+  static const std::string key = Key::Current(Kind::kHead, {}).Encode();
+  return key;
+}
+
+std::string EncodeHead(int64_t snapshot_id, uint64_t batch_count) {
+  store::v1::HeadRecord head;
+  head.set_snapshot_id(static_cast<uint64_t>(snapshot_id));
+  head.set_batch_count(batch_count);
+  return store::FrameValue(Kind::kHead, head);
+}
+
+const std::string& FormatKey() {
+  static const std::string key = Key::Current(Kind::kFormat, {}).Encode();
+  return key;
+}
+
+std::string EncodeFormat() {
+  store::v1::FormatRecord format;
+  format.set_format_version(kStoreFormatVersion);
+  format.set_written_by(kWrittenBy);
+  return store::FrameValue(Kind::kFormat, format);
+}
+
+}  // namespace moraine::commit

@@ -1,0 +1,22 @@
+// The system records every commit path writes the same way: the head pointer
+// (the conflict anchor every batch rewrites) and the store format record.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace moraine::commit {
+
+// The layout version this build writes (RFC 0015) and who wrote it.
+inline constexpr uint64_t kStoreFormatVersion = 1;
+inline constexpr const char* kWrittenBy = "moraine 0.1.0";
+
+// The encoded key of sys/head.
+const std::string& HeadKey();
+// A framed head record.
+std::string EncodeHead(int64_t snapshot_id, uint64_t batch_count);
+// The encoded key of sys/format and a framed format record for this build.
+const std::string& FormatKey();
+std::string EncodeFormat();
+
+}  // namespace moraine::commit

@@ -1,0 +1,358 @@
+// The staged-row path on a real RocksDB store: DuckLake-shaped rows in, the
+// same rows out, one batch per commit, lost races as conflicts.
+#include "commit/row_transaction.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "catalog/ducklake_tables.h"
+#include "commit/catalog.h"
+#include "store/error.h"
+#include "store/key.h"
+#include "store/key_range.h"
+#include "support/temp_dir.h"
+
+namespace moraine {
+namespace {
+
+using catalog::Cell;
+using catalog::OpaqueValue;
+using catalog::Row;
+using commit::BeginRowTransaction;
+using commit::ColumnBound;
+using commit::RowHandle;
+using commit::RowTransaction;
+using commit::TableSpec;
+
+const Cell kNull = std::monostate{};
+
+std::vector<std::pair<RowHandle, Row>> ScanAll(RowTransaction& txn, std::string_view table,
+                                               const std::vector<ColumnBound>& bounds = {}) {
+  std::vector<std::pair<RowHandle, Row>> rows;
+  txn.Scan(table, bounds,
+           [&](RowHandle handle, const Row& row) { rows.emplace_back(handle, row); });
+  return rows;
+}
+
+std::vector<Row> Rows(RowTransaction& txn, std::string_view table,
+                      const std::vector<ColumnBound>& bounds = {}) {
+  std::vector<Row> rows;
+  for (auto& [handle, row] : ScanAll(txn, table, bounds)) rows.push_back(row);
+  return rows;
+}
+
+size_t KeysIn(store::KvStore& store, store::Subspace subspace, store::Kind kind) {
+  size_t count = 0;
+  auto view = store.GetSnapshot();
+  for (auto it = view->Scan(store::PrefixRange(subspace, kind)); it->Valid(); it->Next()) ++count;
+  return count;
+}
+
+Row ColumnRow(int64_t table_id, int64_t column_id, const std::string& name, int64_t begin,
+              Cell end = kNull) {
+  return {column_id,
+          begin,
+          end,
+          table_id,
+          column_id,
+          name,
+          std::string("int32"),
+          kNull,
+          std::string("NULL"),
+          true,
+          kNull,
+          std::string("literal"),
+          std::string("duckdb")};
+}
+
+// What DuckLake writes when it initializes a fresh catalog.
+void InitializeLikeDuckLake(RowTransaction& txn) {
+  for (const auto& table : catalog::CatalogTablesV1_0()) {
+    TableSpec spec{std::string(table.name), {}, {}};
+    for (const auto& column : table.columns) {
+      spec.columns.push_back(
+          {std::string(column.name), std::string(catalog::CellTypeName(column.type)), true});
+    }
+    txn.CreateTable(spec);
+  }
+  txn.Insert("ducklake_snapshot",
+             {int64_t{0}, int64_t{1700000000000000}, int64_t{0}, int64_t{1}, int64_t{0}});
+  txn.Insert("ducklake_snapshot_changes",
+             {int64_t{0}, std::string("created_schema:\"main\""), kNull, kNull, kNull});
+  txn.Insert("ducklake_metadata", {std::string("version"), std::string("1.0"), kNull, kNull});
+  txn.Insert("ducklake_metadata",
+             {std::string("data_path"), std::string("/lake/files/"), kNull, kNull});
+  txn.Insert("ducklake_schema",
+             {int64_t{0}, std::string("5a0c3c39-0000-4000-8000-000000000000"), int64_t{0}, kNull,
+              std::string("main"), std::string("main/"), true});
+}
+
+class RowTransactionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = store::OpenKvStore({.location = dir_.path("lake.moraine")});
+    auto init = Begin();
+    InitializeLikeDuckLake(*init);
+    init->Commit();
+  }
+
+  std::unique_ptr<RowTransaction> Begin() { return BeginRowTransaction(store_); }
+
+  test::TempDir dir_;
+  std::shared_ptr<store::KvStore> store_;
+};
+
+TEST(RowTransactionFresh, AnUninitializedStoreHasNoTablesUntilDuckLakeCreatesThem) {
+  auto store = std::shared_ptr<store::KvStore>(store::OpenKvStore({.location = "memory://"}));
+  auto txn = BeginRowTransaction(store);
+  EXPECT_FALSE(txn->FindTable("ducklake_metadata"));
+  EXPECT_TRUE(txn->TableNames().empty());
+  EXPECT_THROW(Rows(*txn, "ducklake_metadata"), store::NotFoundError);
+  InitializeLikeDuckLake(*txn);
+  txn->Commit();
+
+  auto next = BeginRowTransaction(store);
+  EXPECT_EQ(next->TableNames().size(), 28u);
+  ASSERT_TRUE(next->FindTable("ducklake_column"));
+  EXPECT_EQ(next->FindTable("ducklake_column")->columns.size(), 13u);
+  EXPECT_EQ(Rows(*next, "ducklake_schema").size(), 1u);
+}
+
+TEST(RowTransactionFresh, InitializationMustInsertTheFirstSnapshot) {
+  auto store = std::shared_ptr<store::KvStore>(store::OpenKvStore({.location = "memory://"}));
+  auto txn = BeginRowTransaction(store);
+  txn->CreateTable({"ducklake_table_stats",
+                    {{"table_id", "BIGINT"},
+                     {"record_count", "BIGINT"},
+                     {"next_row_id", "BIGINT"},
+                     {"file_size_bytes", "BIGINT"}},
+                    {}});
+  EXPECT_THROW(txn->Commit(), store::InvalidArgumentError);
+  EXPECT_FALSE(BeginRowTransaction(store)->FindTable("ducklake_table_stats"));
+}
+
+TEST_F(RowTransactionTest, RowsComeBackExactlyAsWritten) {
+  auto txn = Begin();
+  EXPECT_EQ(Rows(*txn, "ducklake_snapshot"),
+            (std::vector<Row>{
+                {int64_t{0}, int64_t{1700000000000000}, int64_t{0}, int64_t{1}, int64_t{0}}}));
+  EXPECT_EQ(Rows(*txn, "ducklake_snapshot_changes"),
+            (std::vector<Row>{
+                {int64_t{0}, std::string("created_schema:\"main\""), kNull, kNull, kNull}}));
+  EXPECT_EQ(Rows(*txn, "ducklake_metadata").size(), 2u);
+  EXPECT_EQ(Rows(*txn, "ducklake_metadata")[0][2], kNull);  // global scope stays NULL
+}
+
+TEST_F(RowTransactionTest, EndingAVersionMovesItFromCurrentToHistoryInOneCommit) {
+  auto txn = Begin();
+  txn->Insert("ducklake_column", ColumnRow(1, 1, "a", 1));
+  txn->Commit();
+
+  auto rename = Begin();
+  auto rows = ScanAll(*rename, "ducklake_column");
+  ASSERT_EQ(rows.size(), 1u);
+  Row ended = rows[0].second;
+  ended[2] = int64_t{2};  // UPDATE ... SET end_snapshot = 2
+  rename->Update("ducklake_column", rows[0].first, ended);
+  rename->Insert("ducklake_column", ColumnRow(1, 1, "a2", 2));
+  rename->Commit();
+
+  EXPECT_EQ(KeysIn(*store_, store::Subspace::kCurrent, store::Kind::kColumn), 1u);
+  EXPECT_EQ(KeysIn(*store_, store::Subspace::kHistory, store::Kind::kColumn), 1u);
+  auto after = Rows(*Begin(), "ducklake_column");
+  ASSERT_EQ(after.size(), 2u);  // both versions, as DuckLake's own table holds them
+  EXPECT_EQ(after[0][5], Cell(std::string("a2")));
+  EXPECT_EQ(after[1][5], Cell(std::string("a")));
+  EXPECT_EQ(after[1][2], Cell(int64_t{2}));
+}
+
+TEST_F(RowTransactionTest, AnotherWritersCommitMakesTheLaterOneAConflictAndWritesNothing) {
+  auto first = Begin();
+  auto second = Begin();
+  for (auto* txn : {first.get(), second.get()}) {
+    txn->Insert("ducklake_snapshot",
+                {int64_t{1}, int64_t{1700000000000001}, int64_t{1}, int64_t{2}, int64_t{0}});
+  }
+  second->Insert("ducklake_column", ColumnRow(1, 1, "lost", 1));
+  first->Commit();
+  try {
+    second->Commit();
+    FAIL() << "the second commit must lose";
+  } catch (const store::ConflictError& error) {
+    EXPECT_NE(std::string(error.what()).find("conflict"), std::string::npos);
+  }
+  EXPECT_TRUE(Rows(*Begin(), "ducklake_column").empty());
+  EXPECT_EQ(Rows(*Begin(), "ducklake_snapshot").size(), 2u);
+}
+
+TEST_F(RowTransactionTest, InsertingAnExistingSnapshotIsAConflict) {
+  auto txn = Begin();
+  EXPECT_THROW(
+      txn->Insert("ducklake_snapshot", {int64_t{0}, kNull, int64_t{0}, int64_t{1}, int64_t{0}}),
+      store::ConflictError);
+}
+
+TEST_F(RowTransactionTest, SnapshotAndChangesRowsLiveAndDieSeparately) {
+  auto txn = Begin();
+  auto snapshots = ScanAll(*txn, "ducklake_snapshot");
+  txn->Delete("ducklake_snapshot", snapshots[0].first);
+  EXPECT_TRUE(Rows(*txn, "ducklake_snapshot").empty());  // read your own delete
+  EXPECT_EQ(Rows(*txn, "ducklake_snapshot_changes").size(), 1u);
+  txn->Commit();
+  auto next = Begin();
+  EXPECT_TRUE(Rows(*next, "ducklake_snapshot").empty());
+  auto changes = ScanAll(*next, "ducklake_snapshot_changes");
+  ASSERT_EQ(changes.size(), 1u);
+  next->Delete("ducklake_snapshot_changes", changes[0].first);
+  next->Commit();
+  EXPECT_EQ(KeysIn(*store_, store::Subspace::kSnapshot, store::Kind::kSnapshot), 0u);
+}
+
+TEST_F(RowTransactionTest, TagsAreEntriesThatEndAndDisappearIndividually) {
+  auto txn = Begin();
+  txn->Insert("ducklake_tag",
+              {int64_t{5}, int64_t{1}, kNull, std::string("comment"), std::string("first")});
+  txn->Insert("ducklake_tag",
+              {int64_t{5}, int64_t{1}, kNull, std::string("owner"), std::string("ops")});
+  txn->Commit();
+  auto update = Begin();
+  auto tags = ScanAll(*update, "ducklake_tag");
+  ASSERT_EQ(tags.size(), 2u);
+  Row ended = tags[0].second;
+  ended[2] = int64_t{3};
+  update->Update("ducklake_tag", tags[0].first, ended);
+  update->Delete("ducklake_tag", tags[1].first);
+  update->Commit();
+  EXPECT_EQ(Rows(*Begin(), "ducklake_tag"),
+            (std::vector<Row>{{int64_t{5}, int64_t{1}, int64_t{3}, std::string("comment"),
+                               std::string("first")}}));
+}
+
+TEST_F(RowTransactionTest, ScopedOptionsKeepTheirScope) {
+  auto txn = Begin();
+  txn->Insert("ducklake_metadata", {std::string("data_inlining_row_limit"), std::string("20"),
+                                    std::string("table"), int64_t{7}});
+  txn->Commit();
+  auto rows = Rows(*Begin(), "ducklake_metadata");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows.back(), (Row{std::string("data_inlining_row_limit"), std::string("20"),
+                              std::string("table"), int64_t{7}}));
+  EXPECT_THROW(Begin()->Insert("ducklake_metadata", {std::string("k"), std::string("v"),
+                                                     std::string("galaxy"), int64_t{1}}),
+               store::InvalidArgumentError);
+}
+
+TEST_F(RowTransactionTest, BoundsNarrowScansWithoutChangingTheirAnswer) {
+  auto txn = Begin();
+  for (int64_t table = 1; table <= 3; ++table) {
+    for (int64_t column = 1; column <= 3; ++column) {
+      txn->Insert("ducklake_column", ColumnRow(table, column, "c", 1));
+    }
+  }
+  // ducklake_column.table_id is column 3.
+  auto rows = Rows(*txn, "ducklake_column", {{3, int64_t{2}, int64_t{2}}});
+  ASSERT_EQ(rows.size(), 3u);
+  for (const auto& row : rows) EXPECT_EQ(row[3], Cell(int64_t{2}));
+  EXPECT_EQ(Rows(*txn, "ducklake_column", {{3, int64_t{2}, std::nullopt}}).size(), 6u);
+  EXPECT_TRUE(Rows(*txn, "ducklake_column", {{3, int64_t{4}, int64_t{3}}}).empty());
+}
+
+TEST_F(RowTransactionTest, InlinedTablesKeepOpaqueCellsAndVanishWhenDropped) {
+  auto txn = Begin();
+  const TableSpec spec{"ducklake_inlined_data_1_2",
+                       {{"row_id", "BIGINT"},
+                        {"begin_snapshot", "BIGINT"},
+                        {"end_snapshot", "BIGINT"},
+                        {"s", "STRUCT(a INTEGER)"}},
+                       {}};
+  txn->CreateTable(spec);
+  EXPECT_THROW(txn->CreateTable(spec), store::ConstraintError);
+  txn->Insert(spec.name, {int64_t{0}, int64_t{2}, kNull, OpaqueValue{std::string("\x01\x00", 2)}});
+  txn->Insert(spec.name, {int64_t{1}, int64_t{2}, kNull, kNull});
+  txn->Commit();
+
+  auto next = Begin();
+  ASSERT_TRUE(next->FindTable(spec.name));
+  EXPECT_EQ(next->FindTable(spec.name)->columns, spec.columns);
+  EXPECT_EQ(
+      Rows(*next, spec.name),
+      (std::vector<Row>{{int64_t{0}, int64_t{2}, kNull, OpaqueValue{std::string("\x01\x00", 2)}},
+                        {int64_t{1}, int64_t{2}, kNull, kNull}}));
+  next->DropTable(spec.name);
+  next->Commit();
+  EXPECT_FALSE(Begin()->FindTable(spec.name));
+  EXPECT_EQ(KeysIn(*store_, store::Subspace::kInlineData, store::Kind::kInlinedRow), 0u);
+}
+
+TEST_F(RowTransactionTest, AnInlinedDeleteTableOutlivesItsLastRow) {
+  auto txn = Begin();
+  txn->CreateTable({"ducklake_inlined_delete_1",
+                    {{"file_id", "BIGINT"}, {"row_id", "BIGINT"}, {"begin_snapshot", "BIGINT"}},
+                    {}});
+  txn->Insert("ducklake_inlined_delete_1", {int64_t{3}, int64_t{9}, int64_t{4}});
+  txn->Commit();
+  auto next = Begin();
+  auto rows = ScanAll(*next, "ducklake_inlined_delete_1");
+  ASSERT_EQ(rows.size(), 1u);
+  next->Delete("ducklake_inlined_delete_1", rows[0].first);
+  next->Commit();
+  EXPECT_TRUE(Begin()->FindTable("ducklake_inlined_delete_1"));
+}
+
+TEST_F(RowTransactionTest, BadInputIsATypedErrorAndChangesNothing) {
+  auto txn = Begin();
+  EXPECT_THROW(txn->Insert("ducklake_column", {int64_t{1}}), store::InvalidArgumentError);
+  Row null_key = ColumnRow(1, 1, "a", 1);
+  null_key[0] = kNull;
+  EXPECT_THROW(txn->Insert("ducklake_column", null_key), store::InvalidArgumentError);
+  Row wrong_type = ColumnRow(1, 1, "a", 1);
+  wrong_type[5] = int64_t{3};
+  EXPECT_THROW(txn->Insert("ducklake_column", wrong_type), store::InvalidArgumentError);
+  txn->Insert("ducklake_column", ColumnRow(1, 1, "a", 1));
+  EXPECT_THROW(txn->Insert("ducklake_column", ColumnRow(1, 1, "a", 1)), store::ConstraintError);
+  EXPECT_THROW(txn->CreateTable({"users", {{"id", "BIGINT"}}, {}}), store::InvalidArgumentError);
+  EXPECT_THROW(txn->DropTable("ducklake_column"), store::InvalidArgumentError);
+  EXPECT_THROW(txn->Update("ducklake_column", 999, ColumnRow(1, 1, "a", 1)), store::NotFoundError);
+  txn->Rollback();
+  EXPECT_TRUE(Rows(*Begin(), "ducklake_column").empty());
+  EXPECT_THROW(txn->Commit(), store::InvalidArgumentError);  // finished
+}
+
+TEST_F(RowTransactionTest, AReadOnlyStoreServesReadsAndRefusesWrites) {
+  auto reader = std::shared_ptr<store::KvStore>(
+      store::OpenKvStore({.location = dir_.path("lake.moraine"), .read_only = true}));
+  auto txn = BeginRowTransaction(reader);
+  EXPECT_EQ(Rows(*txn, "ducklake_schema").size(), 1u);
+  txn->Insert("ducklake_column", ColumnRow(1, 1, "a", 1));
+  EXPECT_THROW(txn->Commit(), store::ReadOnlyError);
+}
+
+TEST(RowTransactionInterop, RowsTheVerbPathWroteAreServedAndViceVersa) {
+  auto catalog = commit::Catalog::Open({.location = "memory://interop"});
+  catalog->Commit([](commit::Transaction& txn) {
+    txn.CreateTable("main", "t", {catalog::ColumnDef::Leaf("a", "int32")});
+  });
+  auto txn = BeginRowTransaction(
+      std::shared_ptr<store::KvStore>(&catalog->store(), [](store::KvStore*) {}));
+  auto columns = Rows(*txn, "ducklake_column");
+  ASSERT_EQ(columns.size(), 1u);
+  EXPECT_EQ(columns[0][5], Cell(std::string("a")));
+  auto options = Rows(*txn, "ducklake_metadata");
+  EXPECT_NE(std::find(options.begin(), options.end(),
+                      Row{std::string("version"), std::string("1.0"), kNull, kNull}),
+            options.end());
+
+  // A DuckLake-style ADD COLUMN through rows is visible to the verb path.
+  txn->Insert("ducklake_snapshot",
+              {int64_t{2}, int64_t{1700000000000002}, int64_t{2}, int64_t{2}, int64_t{0}});
+  txn->Insert("ducklake_column", ColumnRow(1, 2, "b", 2));
+  txn->Commit();
+  auto head = catalog->Head();
+  EXPECT_EQ(head->snapshot_id(), 2);
+  ASSERT_NE(head->Table(1), nullptr);
+  EXPECT_NE(head->Table(1)->FindColumn(catalog::ColumnPath{"b"}), nullptr);
+}
+
+}  // namespace
+}  // namespace moraine
