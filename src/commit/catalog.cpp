@@ -1,5 +1,6 @@
 #include "commit/catalog.h"
 
+#include "commit/store_format.h"
 #include "commit/store_records.h"
 
 #include <algorithm>
@@ -55,6 +56,7 @@ std::unique_ptr<Catalog> Catalog::Open(const CatalogOptions& options) {
 
 std::unique_ptr<Catalog> Catalog::Open(std::shared_ptr<store::KvStore> store,
                                        const CatalogOptions& options) {
+  RequireCurrentStoreFormat(*store);
   std::unique_ptr<Catalog> catalog(new Catalog(std::move(store), options));
   catalog->CreateGenesisIfNew();
   catalog->CurrentHead();  // validates the head and warms the cache
