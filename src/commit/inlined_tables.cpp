@@ -68,9 +68,11 @@ store::Key RowKey(const InlinedTableName& name, const Row& row) {
                                       ": a row needs at least three columns");
   }
   if (IsData(name)) {
-    return store::Key::Current(
-        Kind::kInlinedRow,
-        {table, static_cast<uint64_t>(name.schema_version), Id(name, row[0], "row_id")});
+    // A row id has one version per begin snapshot: DuckLake updates an inlined
+    // row by ending it and inserting the new version under the same row id.
+    return store::Key::Current(Kind::kInlinedRow,
+                               {table, static_cast<uint64_t>(name.schema_version),
+                                Id(name, row[0], "row_id"), Id(name, row[1], "begin_snapshot")});
   }
   return store::Key::Current(Kind::kInlinedDelete,
                              {table, Id(name, row[0], "file_id"), Id(name, row[1], "row_id")});

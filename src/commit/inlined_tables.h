@@ -1,6 +1,7 @@
 // DuckLake's per-table inlined families, as stored rows:
 //   ducklake_inlined_data_<table>_<schema_version>(row_id, begin_snapshot,
-//     end_snapshot, <user columns>) -> InlinedRowRecord keyed (table, version, row_id),
+//     end_snapshot, <user columns>) -> InlinedRowRecord keyed (table, version, row_id,
+//     begin_snapshot),
 //     its shape -> InlinedTableShapeRecord keyed (table, version);
 //   ducklake_inlined_delete_<table>(file_id, row_id, begin_snapshot)
 //     -> InlinedDeleteRecord keyed (table, file_id, row_id), its existence ->

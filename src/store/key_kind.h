@@ -73,7 +73,7 @@ enum class Kind : uint8_t {
   kSchemaVersion = 0x40,  // (table_id, begin_snapshot)
 
   // inline_data subspace (RFC 0005).
-  kInlinedRow = 0x50,          // (table_id, schema_version, row_id)
+  kInlinedRow = 0x50,          // (table_id, schema_version, row_id, begin_snapshot)
   kInlinedTableShape = 0x51,   // (table_id, schema_version): a created inlined data table
   kInlinedDelete = 0x52,       // (table_id, file_id, row_id)
   kInlinedDeleteTable = 0x53,  // (table_id): the inlined delete table exists
@@ -129,7 +129,7 @@ inline constexpr std::array<KindInfo, 35> kKindTable = {{
     {Kind::kMacroImpl, "macro_impl", Subspace::kCurrent, 2, false, false},
     {Kind::kMacroParameter, "macro_parameter", Subspace::kCurrent, 3, false, false},
     {Kind::kSchemaVersion, "schema_version", Subspace::kSchemaVersion, 2, true, false},
-    {Kind::kInlinedRow, "inlined_row", Subspace::kInlineData, 3, true, false},
+    {Kind::kInlinedRow, "inlined_row", Subspace::kInlineData, 4, true, false},
     {Kind::kInlinedTableShape, "inlined_table_shape", Subspace::kInlineData, 2, true, false},
     {Kind::kInlinedDelete, "inlined_delete", Subspace::kInlineData, 3, true, false},
     {Kind::kInlinedDeleteTable, "inlined_delete_table", Subspace::kInlineData, 1, true, false},

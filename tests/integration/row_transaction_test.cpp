@@ -285,6 +285,33 @@ TEST_F(RowTransactionTest, InlinedTablesKeepOpaqueCellsAndVanishWhenDropped) {
   EXPECT_EQ(KeysIn(*store_, store::Subspace::kInlineData, store::Kind::kInlinedRow), 0u);
 }
 
+TEST_F(RowTransactionTest, AnInlinedRowIdCanHaveOneVersionPerBeginSnapshot) {
+  auto txn = Begin();
+  const TableSpec spec{"ducklake_inlined_data_1_1",
+                       {{"row_id", "BIGINT"},
+                        {"begin_snapshot", "BIGINT"},
+                        {"end_snapshot", "BIGINT"},
+                        {"name", "VARCHAR"}},
+                       {}};
+  txn->CreateTable(spec);
+  txn->Insert(spec.name, {int64_t{0}, int64_t{2}, kNull, OpaqueValue{"one"}});
+  txn->Commit();
+  // DuckLake's UPDATE of an inlined row: end the version, insert the new one.
+  auto update = Begin();
+  auto rows = ScanAll(*update, spec.name);
+  ASSERT_EQ(rows.size(), 1u);
+  Row ended = rows[0].second;
+  ended[2] = int64_t{3};
+  update->Update(spec.name, rows[0].first, ended);
+  update->Insert(spec.name, {int64_t{0}, int64_t{3}, kNull, OpaqueValue{"uno"}});
+  update->Commit();
+  EXPECT_EQ(Rows(*Begin(), spec.name),
+            (std::vector<Row>{{int64_t{0}, int64_t{2}, int64_t{3}, OpaqueValue{"one"}},
+                              {int64_t{0}, int64_t{3}, kNull, OpaqueValue{"uno"}}}));
+  EXPECT_THROW(Begin()->Insert(spec.name, {int64_t{0}, int64_t{3}, kNull, OpaqueValue{"x"}}),
+               store::ConstraintError);
+}
+
 TEST_F(RowTransactionTest, AnInlinedDeleteTableOutlivesItsLastRow) {
   auto txn = Begin();
   txn->CreateTable({"ducklake_inlined_delete_1",
