@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "duckdb.hpp"
+#include "duckdb_shim/sql_functions.h"
 #include "duckdb_shim/storage_extension.h"
 
 namespace moraine::duckdb_shim {
@@ -23,6 +24,7 @@ Host::Host(const HostOptions& options) {
   RegisterStorageExtension(config);
   database_ = std::make_unique<duckdb::DuckDB>(
       options.database_path.empty() ? nullptr : options.database_path.c_str(), &config);
+  RegisterSqlFunctions(*database_->instance);
 
   const std::string extension =
       options.ducklake_extension.empty() ? DefaultDuckLakeExtension() : options.ducklake_extension;

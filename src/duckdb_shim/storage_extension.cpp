@@ -1,25 +1,106 @@
 #include "duckdb_shim/storage_extension.h"
 
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "commit/store_format.h"
 #include "duckdb/common/exception.hpp"
+#include "duckdb/main/attached_database.hpp"
 #include "duckdb/main/config.hpp"
+#include "duckdb/parser/parsed_data/attach_info.hpp"
 #include "duckdb/storage/storage_extension.hpp"
-#include "duckdb/transaction/transaction_manager.hpp"
+#include "duckdb_shim/moraine_catalog.h"
+#include "duckdb_shim/moraine_transaction.h"
+#include "store/error.h"
 
 namespace moraine::duckdb_shim {
 namespace {
 
+constexpr std::string_view kMemoryScheme = "memory://";
+
+// One open store per location per process. The same store is routinely
+// attached more than once (DuckLake's ATTACH OR REPLACE, two lakes on one
+// path, DETACH followed by ATTACH while old plans still hold the catalog),
+// and RocksDB allows a single read-write open. A read-only attach is served
+// by the read-write handle when one is open: a separate read-only RocksDB
+// handle would see a frozen view of a store this process keeps writing.
+class StoreRegistry {
+ public:
+  static StoreRegistry& Instance() {
+    static auto* registry = new StoreRegistry();  // never destroyed: outlives every Host
+    return *registry;
+  }
+
+  std::shared_ptr<store::KvStore> Open(const std::string& path, bool read_only) {
+    const auto location = Canonical(path, read_only);
+    // A private in-memory store is, by definition, never shared.
+    if (location == kMemoryScheme) return Opened(location, read_only);
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& handles = handles_[location];
+    if (auto writer = handles.read_write.lock()) return writer;
+    if (read_only) {
+      if (auto reader = handles.read_only.lock()) return reader;
+      auto reader = Opened(location, true);
+      handles.read_only = reader;
+      return reader;
+    }
+    auto writer = Opened(location, false);
+    handles.read_write = writer;
+    return writer;
+  }
+
+ private:
+  struct Handles {
+    std::weak_ptr<store::KvStore> read_write;
+    std::weak_ptr<store::KvStore> read_only;
+  };
+
+  static std::string Canonical(const std::string& path, bool read_only) {
+    if (path.starts_with(kMemoryScheme)) return path;
+    if (path.empty()) throw duckdb::InvalidInputException("moraine: ATTACH needs a store path");
+    std::filesystem::path directory(path);
+    std::error_code error;
+    if (!read_only) std::filesystem::create_directories(directory, error);
+    if (error) {
+      throw duckdb::IOException("moraine: cannot create store directory '%s': %s", path,
+                                error.message());
+    }
+    return std::filesystem::weakly_canonical(std::filesystem::absolute(directory)).string();
+  }
+
+  static std::shared_ptr<store::KvStore> Opened(const std::string& location, bool read_only) {
+    try {
+      return std::shared_ptr<store::KvStore>(
+          store::OpenKvStore({.location = location, .read_only = read_only}));
+    } catch (const store::Error& error) {
+      ThrowAsDuckDB(error);
+    }
+  }
+
+  std::mutex mutex_;
+  std::map<std::string, Handles> handles_;
+};
+
 duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
     duckdb::optional_ptr<duckdb::StorageExtensionInfo>, duckdb::ClientContext&,
-    duckdb::AttachedDatabase&, const duckdb::string&, duckdb::AttachInfo& info,
-    duckdb::AttachOptions&) {
-  throw duckdb::NotImplementedException("moraine: serving a catalog from '%s' is not built yet",
-                                        info.path);
+    duckdb::AttachedDatabase& db, const duckdb::string&, duckdb::AttachInfo& info,
+    duckdb::AttachOptions& options) {
+  const bool read_only = options.access_mode == duckdb::AccessMode::READ_ONLY;
+  auto store = StoreRegistry::Instance().Open(info.path, read_only);
+  try {
+    commit::RequireCurrentStoreFormat(*store);
+  } catch (const store::Error& error) {
+    ThrowAsDuckDB(error);
+  }
+  return duckdb::make_uniq<MoraineCatalog>(db, std::move(store));
 }
 
 duckdb::unique_ptr<duckdb::TransactionManager> CreateTransactionManager(
-    duckdb::optional_ptr<duckdb::StorageExtensionInfo>, duckdb::AttachedDatabase&,
-    duckdb::Catalog&) {
-  throw duckdb::NotImplementedException("moraine: transactions are not built yet");
+    duckdb::optional_ptr<duckdb::StorageExtensionInfo>, duckdb::AttachedDatabase& db,
+    duckdb::Catalog& catalog) {
+  return duckdb::make_uniq<MoraineTransactionManager>(db, catalog.Cast<MoraineCatalog>().store());
 }
 
 }  // namespace

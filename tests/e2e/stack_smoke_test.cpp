@@ -40,12 +40,19 @@ TEST(StackSmoke, MoraineStorageExtensionIsRegistered) {
   test::TempDir dir;
   duckdb_shim::Host host;
   auto connection = host.Connect();
-  auto result = connection->Query("ATTACH '" + dir.path("store") + "' AS m (TYPE moraine)");
-  // An unregistered type fails inside DuckDB with "unrecognized storage type";
-  // reaching moraine's attach function proves the registration.
-  ASSERT_TRUE(result->HasError());
-  EXPECT_NE(result->GetError().find("moraine"), std::string::npos) << result->GetError();
-  EXPECT_EQ(result->GetError().find("nrecognized"), std::string::npos) << result->GetError();
+  // `TYPE moraine` reaches our storage extension, which opens (and creates)
+  // the store directory.
+  MustQuery(*connection, "ATTACH '" + dir.path("store") + "' AS m (TYPE moraine)");
+  EXPECT_TRUE(std::filesystem::is_directory(dir.path("store")));
+  auto type =
+      MustQuery(*connection, "SELECT type FROM duckdb_databases() WHERE database_name = 'm'");
+  ASSERT_EQ(type->RowCount(), 1u);
+  EXPECT_EQ(type->GetValue(0, 0).ToString(), "moraine");
+  // A store DuckLake has not initialized has no tables: the probe DuckLake
+  // runs must fail with a catalog error, which makes it initialize the lake.
+  auto probe = connection->Query("SELECT NULL FROM m.main.ducklake_metadata LIMIT 1");
+  ASSERT_TRUE(probe->HasError());
+  EXPECT_EQ(probe->GetErrorType(), duckdb::ExceptionType::CATALOG) << probe->GetError();
 }
 
 TEST(StackSmoke, DuckLakeLoadsWithoutNetwork) {

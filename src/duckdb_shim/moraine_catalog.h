@@ -1,0 +1,135 @@
+// The DuckDB catalog a moraine store presents: one schema `main` whose tables
+// are whatever the current RowTransaction says exists (DuckLake's 28 fixed
+// tables and the inlined data/delete families). Table entries are thin views
+// of a commit::TableSpec; rows are never held here.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commit/row_transaction.h"
+#include "duckdb/catalog/catalog.hpp"
+#include "duckdb/catalog/catalog_entry/schema_catalog_entry.hpp"
+#include "duckdb/catalog/catalog_entry/table_catalog_entry.hpp"
+#include "duckdb_shim/column_codec.h"
+#include "store/kv_store.h"
+
+namespace moraine::duckdb_shim {
+
+class MoraineTransaction;
+
+class MoraineTableEntry : public duckdb::TableCatalogEntry {
+ public:
+  MoraineTableEntry(duckdb::Catalog& owning_catalog, duckdb::SchemaCatalogEntry& owner,
+                    duckdb::CreateTableInfo& info, commit::TableSpec spec,
+                    std::vector<ColumnCodec> codecs);
+
+  const commit::TableSpec& spec() const { return spec_; }
+  const std::vector<ColumnCodec>& codecs() const { return codecs_; }
+
+  duckdb::unique_ptr<duckdb::BaseStatistics> GetStatistics(duckdb::ClientContext& context,
+                                                           duckdb::column_t column_id) override;
+  duckdb::TableFunction GetScanFunction(
+      duckdb::ClientContext& context, duckdb::unique_ptr<duckdb::FunctionData>& bind_data) override;
+  duckdb::TableStorageInfo GetStorageInfo(duckdb::ClientContext& context) override;
+
+ private:
+  commit::TableSpec spec_;
+  std::vector<ColumnCodec> codecs_;
+};
+
+class MoraineSchemaEntry : public duckdb::SchemaCatalogEntry {
+ public:
+  MoraineSchemaEntry(duckdb::Catalog& owning_catalog, duckdb::CreateSchemaInfo& info);
+
+  duckdb::optional_ptr<duckdb::CatalogEntry> LookupEntry(
+      duckdb::CatalogTransaction transaction, const duckdb::EntryLookupInfo& lookup) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateTable(
+      duckdb::CatalogTransaction transaction, duckdb::BoundCreateTableInfo& info) override;
+  void DropEntry(duckdb::ClientContext& context, duckdb::DropInfo& info) override;
+  void Scan(duckdb::ClientContext& context, duckdb::CatalogType entry_type,
+            const std::function<void(duckdb::CatalogEntry&)>& callback) override;
+  void Scan(duckdb::CatalogType entry_type,
+            const std::function<void(duckdb::CatalogEntry&)>& callback) override;
+  void Alter(duckdb::CatalogTransaction transaction, duckdb::AlterInfo& info) override;
+
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateIndex(duckdb::CatalogTransaction,
+                                                         duckdb::CreateIndexInfo&,
+                                                         duckdb::TableCatalogEntry&) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateFunction(duckdb::CatalogTransaction,
+                                                            duckdb::CreateFunctionInfo&) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateView(duckdb::CatalogTransaction,
+                                                        duckdb::CreateViewInfo&) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateSequence(duckdb::CatalogTransaction,
+                                                            duckdb::CreateSequenceInfo&) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateTableFunction(
+      duckdb::CatalogTransaction, duckdb::CreateTableFunctionInfo&) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateCopyFunction(
+      duckdb::CatalogTransaction, duckdb::CreateCopyFunctionInfo&) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreatePragmaFunction(
+      duckdb::CatalogTransaction, duckdb::CreatePragmaFunctionInfo&) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateCollation(duckdb::CatalogTransaction,
+                                                             duckdb::CreateCollationInfo&) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateType(duckdb::CatalogTransaction,
+                                                        duckdb::CreateTypeInfo&) override;
+
+ private:
+  // The entry for `spec`, reusing the cached one while the shape is
+  // unchanged. Entries are never freed before the catalog: plans bound in
+  // one transaction may outlive a DROP or a re-create in another.
+  MoraineTableEntry& EntryFor(const commit::TableSpec& spec,
+                              duckdb::optional_ptr<duckdb::ClientContext> context);
+  MoraineTransaction& TransactionOf(duckdb::CatalogTransaction transaction);
+
+  std::mutex mutex_;
+  duckdb::case_insensitive_map_t<std::vector<std::unique_ptr<MoraineTableEntry>>> entries_;
+};
+
+class MoraineCatalog : public duckdb::Catalog {
+ public:
+  MoraineCatalog(duckdb::AttachedDatabase& attached, std::shared_ptr<store::KvStore> store);
+  ~MoraineCatalog() override;
+
+  const std::shared_ptr<store::KvStore>& store() const { return store_; }
+
+  void Initialize(bool load_builtin) override;
+  duckdb::string GetCatalogType() override { return "moraine"; }
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateSchema(duckdb::CatalogTransaction transaction,
+                                                          duckdb::CreateSchemaInfo& info) override;
+  duckdb::optional_ptr<duckdb::SchemaCatalogEntry> LookupSchema(
+      duckdb::CatalogTransaction transaction, const duckdb::EntryLookupInfo& lookup,
+      duckdb::OnEntryNotFound if_not_found) override;
+  void ScanSchemas(duckdb::ClientContext& context,
+                   std::function<void(duckdb::SchemaCatalogEntry&)> callback) override;
+
+  duckdb::PhysicalOperator& PlanCreateTableAs(duckdb::ClientContext& context,
+                                              duckdb::PhysicalPlanGenerator& planner,
+                                              duckdb::LogicalCreateTable& op,
+                                              duckdb::PhysicalOperator& plan) override;
+  duckdb::PhysicalOperator& PlanInsert(
+      duckdb::ClientContext& context, duckdb::PhysicalPlanGenerator& planner,
+      duckdb::LogicalInsert& op, duckdb::optional_ptr<duckdb::PhysicalOperator> plan) override;
+  duckdb::PhysicalOperator& PlanDelete(duckdb::ClientContext& context,
+                                       duckdb::PhysicalPlanGenerator& planner,
+                                       duckdb::LogicalDelete& op,
+                                       duckdb::PhysicalOperator& plan) override;
+  duckdb::PhysicalOperator& PlanUpdate(duckdb::ClientContext& context,
+                                       duckdb::PhysicalPlanGenerator& planner,
+                                       duckdb::LogicalUpdate& op,
+                                       duckdb::PhysicalOperator& plan) override;
+
+  duckdb::DatabaseSize GetDatabaseSize(duckdb::ClientContext& context) override;
+  bool InMemory() override;
+  duckdb::string GetDBPath() override;
+
+ private:
+  void DropSchema(duckdb::ClientContext& context, duckdb::DropInfo& info) override;
+
+  std::shared_ptr<store::KvStore> store_;
+  std::unique_ptr<MoraineSchemaEntry> main_schema_;
+};
+
+}  // namespace moraine::duckdb_shim

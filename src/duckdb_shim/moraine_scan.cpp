@@ -1,0 +1,197 @@
+// The scan of a moraine table: DuckDB pushes projections and filters into it.
+// Constant comparisons on BIGINT columns narrow the store scan (the core maps
+// them to key ranges where its keys allow); every pushed filter is then
+// applied here exactly, because DuckDB removes pushed filters from the plan.
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "duckdb/common/exception.hpp"
+#include "duckdb/execution/expression_executor.hpp"
+#include "duckdb/function/table_function.hpp"
+#include "duckdb/planner/expression/bound_reference_expression.hpp"
+#include "duckdb/planner/filter/conjunction_filter.hpp"
+#include "duckdb/planner/filter/constant_filter.hpp"
+#include "duckdb/planner/table_filter.hpp"
+#include "duckdb_shim/moraine_catalog.h"
+#include "duckdb_shim/moraine_transaction.h"
+
+namespace moraine::duckdb_shim {
+namespace {
+
+struct ScanBindData : public duckdb::TableFunctionData {
+  explicit ScanBindData(MoraineTableEntry& table_p) : table(table_p) {}
+  MoraineTableEntry& table;
+};
+
+// The whole (filtered) result, materialized at init: the core's Scan is a
+// visitor, and reading inside one locked call keeps the row transaction
+// single-threaded.
+struct ScanState : public duckdb::GlobalTableFunctionState {
+  std::vector<std::unique_ptr<duckdb::DataChunk>> chunks;
+  size_t next = 0;
+};
+
+void RaiseLower(commit::ColumnBound& bound, int64_t value) {
+  bound.lower = bound.lower ? std::max(*bound.lower, value) : value;
+}
+void LowerUpper(commit::ColumnBound& bound, int64_t value) {
+  bound.upper = bound.upper ? std::min(*bound.upper, value) : value;
+}
+
+// Narrows `bound` by what `filter` implies; filters it cannot express (OR,
+// IS NULL, IN, ...) leave it untouched, which only widens the store scan.
+void Narrow(const duckdb::TableFilter& filter, commit::ColumnBound& bound) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  switch (filter.filter_type) {
+    case duckdb::TableFilterType::CONSTANT_COMPARISON: {
+      auto& constant = filter.Cast<duckdb::ConstantFilter>();
+      if (constant.constant.IsNull()) return;
+      auto value = constant.constant.GetValue<int64_t>();
+      switch (constant.comparison_type) {
+        case duckdb::ExpressionType::COMPARE_EQUAL:
+          RaiseLower(bound, value);
+          LowerUpper(bound, value);
+          break;
+        case duckdb::ExpressionType::COMPARE_GREATERTHAN:
+          if (value != kMax) RaiseLower(bound, value + 1);
+          break;
+        case duckdb::ExpressionType::COMPARE_GREATERTHANOREQUALTO:
+          RaiseLower(bound, value);
+          break;
+        case duckdb::ExpressionType::COMPARE_LESSTHAN:
+          if (value != kMin) LowerUpper(bound, value - 1);
+          break;
+        case duckdb::ExpressionType::COMPARE_LESSTHANOREQUALTO:
+          LowerUpper(bound, value);
+          break;
+        default:
+          break;
+      }
+      return;
+    }
+    case duckdb::TableFilterType::CONJUNCTION_AND:
+      for (auto& child : filter.Cast<duckdb::ConjunctionAndFilter>().child_filters) {
+        Narrow(*child, bound);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitScan(
+    duckdb::ClientContext& context, duckdb::TableFunctionInitInput& input) {
+  auto& table = input.bind_data->Cast<ScanBindData>().table;
+  auto& spec = table.spec();
+  auto& codecs = table.codecs();
+  const auto& column_ids = input.column_ids;
+
+  duckdb::vector<duckdb::LogicalType> types;
+  for (auto column : column_ids) {
+    if (column == duckdb::COLUMN_IDENTIFIER_ROW_ID) {
+      types.push_back(duckdb::LogicalType::BIGINT);
+    } else if (column < codecs.size()) {
+      types.push_back(codecs[column].type);
+    } else {
+      throw duckdb::InternalException("moraine: scan of %s asked for unknown column %llu",
+                                      spec.name, column);
+    }
+  }
+
+  std::map<size_t, commit::ColumnBound> bounds_by_column;
+  std::vector<std::unique_ptr<duckdb::ExpressionExecutor>> filters;
+  std::vector<duckdb::unique_ptr<duckdb::Expression>> filter_expressions;
+  if (input.filters) {
+    for (auto& [index, filter] : input.filters->filters) {
+      auto column = column_ids[index];
+      if (column != duckdb::COLUMN_IDENTIFIER_ROW_ID && codecs[column].kind == CellKind::kBigint) {
+        auto& bound = bounds_by_column[column];
+        bound.column = column;
+        Narrow(*filter, bound);
+      }
+      duckdb::BoundReferenceExpression reference(types[index], index);
+      filter_expressions.push_back(filter->ToExpression(reference));
+      filters.push_back(
+          std::make_unique<duckdb::ExpressionExecutor>(context, *filter_expressions.back()));
+    }
+  }
+  std::vector<commit::ColumnBound> bounds;
+  for (auto& [column, bound] : bounds_by_column) {
+    if (!bound.lower && !bound.upper) continue;
+    // Contradictory bounds (x = 1 AND x = 2): nothing can match.
+    if (bound.lower && bound.upper && *bound.lower > *bound.upper)
+      return std::make_unique<ScanState>();
+    bounds.push_back(bound);
+  }
+
+  auto state = std::make_unique<ScanState>();
+  auto current = std::make_unique<duckdb::DataChunk>();
+  current->Initialize(context, types);
+  duckdb::idx_t count = 0;
+  auto flush = [&]() {
+    current->SetCardinality(count);
+    for (auto& executor : filters) {
+      if (current->size() == 0) break;
+      duckdb::SelectionVector selection(STANDARD_VECTOR_SIZE);
+      auto selected = executor->SelectExpression(*current, selection);
+      if (selected != current->size()) current->Slice(selection, selected);
+    }
+    if (current->size() > 0) {
+      state->chunks.push_back(std::move(current));
+      current = std::make_unique<duckdb::DataChunk>();
+      current->Initialize(context, types);
+    } else {
+      current->Reset();
+    }
+    count = 0;
+  };
+
+  auto& transaction = MoraineTransaction::Get(context, table.ParentCatalog());
+  transaction.WithRows(false, [&](commit::RowTransaction& rows) {
+    rows.Scan(spec.name, bounds, [&](commit::RowHandle handle, const commit::Row& row) {
+      if (row.size() != codecs.size()) {
+        throw duckdb::InternalException("moraine: row of %s has %llu cells, expected %llu",
+                                        spec.name, row.size(), codecs.size());
+      }
+      for (size_t i = 0; i < column_ids.size(); i++) {
+        auto column = column_ids[i];
+        if (column == duckdb::COLUMN_IDENTIFIER_ROW_ID) {
+          duckdb::FlatVector::GetData<int64_t>(current->data[i])[count] =
+              static_cast<int64_t>(handle);
+        } else {
+          WriteCell(row[column], codecs[column], current->data[i], count);
+        }
+      }
+      if (++count == STANDARD_VECTOR_SIZE) flush();
+    });
+  });
+  flush();
+  return state;
+}
+
+void RunScan(duckdb::ClientContext&, duckdb::TableFunctionInput& input, duckdb::DataChunk& output) {
+  auto& state = input.global_state->Cast<ScanState>();
+  // Chunks are never empty, so an empty output means the end of the scan.
+  if (state.next < state.chunks.size()) output.Reference(*state.chunks[state.next++]);
+}
+
+}  // namespace
+
+duckdb::TableFunction MoraineTableEntry::GetScanFunction(
+    duckdb::ClientContext&, duckdb::unique_ptr<duckdb::FunctionData>& bind_data) {
+  bind_data = duckdb::make_uniq<ScanBindData>(*this);
+  duckdb::TableFunction function("moraine_scan", {}, RunScan, nullptr, InitScan);
+  function.projection_pushdown = true;
+  function.filter_pushdown = true;
+  // With filter_prune the scan would have to drop filter-only columns itself.
+  function.filter_prune = false;
+  // Without bind info DuckDB sees no base table: UPDATE/DELETE and rowid fail.
+  function.get_bind_info = [](const duckdb::optional_ptr<duckdb::FunctionData> data) {
+    return duckdb::BindInfo(data->Cast<ScanBindData>().table);
+  };
+  return function;
+}
+
+}  // namespace moraine::duckdb_shim
