@@ -26,9 +26,10 @@ test: build
 
 bench: build
 	@$(BUILD_DIR)/bench/moraine_bench
+	@$(BUILD_DIR)/bench/moraine_ducklake_bench
 
 format:
-	@git ls-files '*.cpp' '*.h' '*.hpp' | xargs clang-format -i
+	@git ls-files "*.cpp" "*.h" "*.hpp" | xargs clang-format -i
 
 clean:
 	rm -rf $(BUILD_DIR)
