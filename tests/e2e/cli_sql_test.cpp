@@ -47,5 +47,17 @@ TEST(CliSql, ReadsStandardInputAndLoadsDuckLake) {
   EXPECT_NE(result.output.find("m\n42\n"), std::string::npos) << result.output;
 }
 
+TEST(CliTour, ToursALakeOnMoraine) {
+  test::TempDir dir;
+  auto result = test::RunCommand(kMoraine + " tour --dir " + dir.path("tour") + " 2>&1");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("ducklake:moraine:"), std::string::npos);
+  // The renamed column's ended version, read back from the moraine store.
+  EXPECT_NE(result.output.find("│         2 │ name        │ varchar     │              1 │         "
+                               "   4 │"),
+            std::string::npos)
+      << result.output;
+}
+
 }  // namespace
 }  // namespace moraine
