@@ -21,3 +21,7 @@ set_target_properties(duckdb_engine PROPERTIES IMPORTED_LOCATION "${DUCKDB_LIBRA
                                                IMPORTED_NO_SONAME TRUE)
 target_include_directories(duckdb_engine SYSTEM INTERFACE "${DUCKDB_SOURCE_DIR}/src/include")
 target_link_options(duckdb_engine INTERFACE "LINKER:-rpath,${DUCKDB_LIBRARY_DIR}")
+
+# What a loadable extension's metadata must name to load into this engine.
+set(DUCKDB_VERSION_DIRECTORY "v1.5.5")
+set(DUCKDB_PLATFORM "linux_amd64")

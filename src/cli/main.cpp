@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/sql_command.h"
+#include "cli/sqllogictest_runner.h"
 #include "cli/tour.h"
 
 int main(int argc, char** argv) {
@@ -29,6 +30,15 @@ int main(int argc, char** argv) {
                   "the session's own DuckDB database file (default: in memory)");
   sql->add_option("FILE", sql_options.file, "a SQL script")->check(CLI::ExistingFile);
 
+  moraine::cli::SqllogictestOptions slt_options;
+  std::vector<std::string> slt_env;
+  auto* slt = app.add_subcommand("sqllogictest", "run DuckDB sqllogictest files against moraine");
+  slt->add_option("--env", slt_env, "NAME=VALUE for test-env NAME (repeatable)");
+  slt->add_flag("--keep-going", slt_options.keep_going,
+                "report every failing record of a file, not only the first");
+  slt->add_flag("-v,--verbose", slt_options.verbose, "name passing files too");
+  slt->add_option("FILE", slt_options.files, "test files")->required()->check(CLI::ExistingFile);
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (*tour) return moraine::cli::RunTour(tour_dir);
@@ -36,6 +46,17 @@ int main(int argc, char** argv) {
       if (csv) sql_options.format = moraine::cli::OutputFormat::kCsv;
       if (json) sql_options.format = moraine::cli::OutputFormat::kJson;
       return moraine::cli::RunSql(sql_options);
+    }
+    if (*slt) {
+      for (const auto& assignment : slt_env) {
+        const auto equals = assignment.find('=');
+        if (equals == std::string::npos || equals == 0) {
+          std::cerr << "moraine sqllogictest: --env takes NAME=VALUE, not " << assignment << "\n";
+          return 2;
+        }
+        slt_options.env.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
+      }
+      return moraine::cli::RunSqllogictest(slt_options);
     }
   } catch (const std::exception& error) {
     std::cerr << "moraine: " << error.what() << "\n";

@@ -1,0 +1,50 @@
+// moraine as a loadable extension, in a program that links libduckdb but not
+// moraine: the DuckDB here has no moraine registered until LOAD.
+#include <gtest/gtest.h>
+
+#include "duckdb.hpp"
+#include "support/temp_dir.h"
+
+namespace moraine {
+namespace {
+
+std::unique_ptr<duckdb::MaterializedQueryResult> MustQuery(duckdb::Connection& connection,
+                                                           const std::string& sql) {
+  auto result = connection.Query(sql);
+  EXPECT_FALSE(result->HasError()) << sql << ": " << result->GetError();
+  return result;
+}
+
+TEST(LoadableExtension, LoadsIntoAPlainDuckDBAndServesALake) {
+  test::TempDir dir;
+  duckdb::DBConfig config;
+  config.SetOptionByName("allow_unsigned_extensions", duckdb::Value::BOOLEAN(true));
+  config.SetOptionByName("autoinstall_known_extensions", duckdb::Value::BOOLEAN(false));
+  duckdb::DuckDB database(nullptr, &config);
+  duckdb::Connection connection(database);
+
+  auto before = connection.Query("ATTACH '" + dir.path("probe") + "' AS p (TYPE moraine)");
+  ASSERT_TRUE(before->HasError()) << "moraine must not be known before LOAD";
+
+  MustQuery(connection, "LOAD '" MORAINE_LOADABLE_EXTENSION "'");
+  MustQuery(connection, "LOAD '" DUCKLAKE_EXTENSION "'");
+  MustQuery(connection, "ATTACH 'ducklake:moraine:" + dir.path("lake.moraine") +
+                            "' AS lake (DATA_PATH '" + dir.path("files") + "/')");
+  MustQuery(connection, "CREATE TABLE lake.t (i INTEGER)");
+  MustQuery(connection, "INSERT INTO lake.t VALUES (1), (2)");
+  auto result = MustQuery(connection, "SELECT sum(i) FROM lake.t");
+  EXPECT_EQ(result->GetValue(0, 0).ToString(), "3");
+  // The extension's SQL functions came with it; a store in use is not migrated.
+  const std::string migrate =
+      "SELECT from_format, to_format FROM moraine_migrate('" + dir.path("lake.moraine") + "')";
+  auto refused = connection.Query(migrate);
+  ASSERT_TRUE(refused->HasError());
+  EXPECT_NE(refused->GetError().find("already open"), std::string::npos) << refused->GetError();
+  MustQuery(connection, "DETACH lake");
+  auto current = MustQuery(connection, migrate);
+  EXPECT_EQ(current->GetValue(0, 0).ToString(), "1");
+  EXPECT_EQ(current->GetValue(1, 0).ToString(), "1");
+}
+
+}  // namespace
+}  // namespace moraine
