@@ -33,7 +33,9 @@ int main(int argc, char** argv) {
   moraine::cli::SqllogictestOptions slt_options;
   std::vector<std::string> slt_env;
   auto* slt = app.add_subcommand("sqllogictest", "run DuckDB sqllogictest files against moraine");
-  slt->add_option("--env", slt_env, "NAME=VALUE for test-env NAME (repeatable)");
+  // One NAME=VALUE per --env: without this CLI11 would let a --env swallow the files.
+  slt->add_option("--env", slt_env, "NAME=VALUE for test-env NAME (repeatable)")
+      ->allow_extra_args(false);
   slt->add_flag("--keep-going", slt_options.keep_going,
                 "report every failing record of a file, not only the first");
   slt->add_flag("-v,--verbose", slt_options.verbose, "name passing files too");

@@ -187,6 +187,23 @@ TEST(CliSqllogictest, PassingFileExitsZero) {
   EXPECT_EQ(LastLine(result.output), "1 passed, 0 failed, 0 skipped") << result.output;
 }
 
+// Regression: two --env flags before the files once swallowed the files.
+TEST(CliSqllogictest, SeveralEnvFlagsLeaveTheFilesAlone) {
+  test::TempDir dir;
+  const auto file = Write(dir, "two_envs.test", R"(test-env FIRST a
+
+test-env SECOND b
+
+query T
+SELECT '${FIRST}' || '${SECOND}'
+----
+xy
+)");
+  auto result = RunSlt("--env FIRST=x --env SECOND=y " + file);
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(LastLine(result.output), "1 passed, 0 failed, 0 skipped") << result.output;
+}
+
 TEST(CliSqllogictest, TestEnvFallsBackToItsDefault) {
   test::TempDir dir;
   const auto file = Write(dir, "greeting.test", R"(test-env GREETING nobody
