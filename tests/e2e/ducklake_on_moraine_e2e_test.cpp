@@ -12,64 +12,17 @@
 
 #include "commit/store_records.h"
 #include "duckdb.hpp"
-#include "duckdb_shim/host.h"
 #include "store/kv_store.h"
 #include "store/records.pb.h"
 #include "store/value_frame.h"
+#include "support/ducklake_session.h"
 #include "support/temp_dir.h"
 
 namespace moraine {
 namespace {
 
-using Rows = std::vector<std::vector<std::string>>;
-
-// One DuckDB host with a connection, and helpers that fail the test with the
-// statement and DuckDB's error.
-class Session {
- public:
-  Session() : connection_(host_.Connect()) {
-    // DuckLake's catalog cache has an upstream race with several threads.
-    Run("SET threads = 1");
-  }
-
-  void Run(const std::string& sql) {
-    auto result = connection_->Query(sql);
-    ASSERT_FALSE(result->HasError()) << sql << "\n  -> " << result->GetError();
-  }
-
-  Rows Query(const std::string& sql) {
-    auto result = connection_->Query(sql);
-    EXPECT_FALSE(result->HasError()) << sql << "\n  -> " << result->GetError();
-    Rows rows;
-    if (result->HasError()) return rows;
-    for (duckdb::idx_t r = 0; r < result->RowCount(); r++) {
-      std::vector<std::string> row;
-      for (duckdb::idx_t c = 0; c < result->ColumnCount(); c++) {
-        auto value = result->GetValue(c, r);
-        row.push_back(value.IsNull() ? "NULL" : value.ToString());
-      }
-      rows.push_back(std::move(row));
-    }
-    return rows;
-  }
-
-  std::string Error(const std::string& sql) {
-    auto result = connection_->Query(sql);
-    EXPECT_TRUE(result->HasError()) << sql << " unexpectedly succeeded";
-    return result->HasError() ? result->GetError() : "";
-  }
-
-  int64_t Head() {
-    auto rows = Query("SELECT max(snapshot_id) FROM __ducklake_metadata_lake.ducklake_snapshot");
-    return rows.empty() ? -1 : std::stoll(rows[0][0]);
-  }
-
-  duckdb::Connection& connection() { return *connection_; }
-
- private:
-  duckdb_shim::Host host_;
-  std::unique_ptr<duckdb::Connection> connection_;
-};
+using test::Rows;
+using Session = test::DuckLakeSession;
 
 class DuckLakeOnMoraine : public ::testing::Test {
  protected:
