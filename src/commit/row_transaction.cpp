@@ -183,6 +183,7 @@ class StoreRowTransaction final : public RowTransaction {
   void Insert(std::string_view table, const Row& row) override {
     RequireOpen();
     if (const RowMapping* mapping = FixedMapping(table)) {
+      RequireUnreservedOption(table, row);
       InsertFixed(*mapping, row);
       return;
     }
@@ -196,6 +197,8 @@ class StoreRowTransaction final : public RowTransaction {
     RequireOpen();
     Target& target = RequireTarget(table, handle);
     if (const RowMapping* mapping = FixedMapping(table)) {
+      RequireUnreservedOption(table, target.row);
+      RequireUnreservedOption(table, row);
       UpdateFixed(*mapping, target, row);
     } else {
       const InlinedTableName name = RequireInlined(table);
@@ -221,6 +224,7 @@ class StoreRowTransaction final : public RowTransaction {
     RequireOpen();
     Target& target = RequireTarget(table, handle);
     if (const RowMapping* mapping = FixedMapping(table)) {
+      RequireUnreservedOption(table, target.row);
       RemoveFixed(*mapping, target);
     } else {
       view_.Delete(target.key);
@@ -261,6 +265,18 @@ class StoreRowTransaction final : public RowTransaction {
     Row row;
     bool removed = false;
   };
+
+  // The global `version` option names the catalog shape moraine serves (the
+  // DuckLake catalog version, RFC 0012): DuckLake writes it once when it
+  // initializes the catalog; afterwards only a deliberate raise may move it.
+  void RequireUnreservedOption(std::string_view table, const Row& row) const {
+    if (table != "ducklake_metadata" || !FixedTablesExist() || row.size() < 3) return;
+    if (row[0] == Cell(std::string("version")) && catalog::IsNull(row[2])) {
+      throw store::ConstraintError(
+          "the catalog version is reserved: it is set when the catalog is created and moved "
+          "only by moraine_raise_catalog_version");
+    }
+  }
 
   // A store DuckLake has initialized (or the verb path created) has a head.
   bool FixedTablesExist() const { return head_value_.has_value(); }

@@ -75,6 +75,17 @@ TEST_F(StoreGuard, ACorruptValueIsAClearErrorAndChangesNothing) {
   EXPECT_EQ(store::GetLatest(*store, damaged_key), "not a moraine value");
 }
 
+TEST_F(StoreGuard, TheCatalogVersionCannotBeRewrittenThroughTheCatalogTables) {
+  test::DuckLakeSession session;
+  session.Run(AttachLake());
+  const std::string error = session.Error(
+      "UPDATE __ducklake_metadata_lake.ducklake_metadata SET value = '9.9' WHERE key = 'version'");
+  EXPECT_NE(error.find("reserved"), std::string::npos) << error;
+  EXPECT_EQ(session.Query("SELECT value FROM __ducklake_metadata_lake.ducklake_metadata "
+                          "WHERE key = 'version'"),
+            (test::Rows{{"1.0"}}));
+}
+
 TEST_F(StoreGuard, InMemoryStoresServeALakeAndNamedOnesOutliveADetach) {
   test::DuckLakeSession session;
   const std::string files = dir_.path("files") + "/";

@@ -243,6 +243,30 @@ TEST_F(RowTransactionTest, ScopedOptionsKeepTheirScope) {
                store::InvalidArgumentError);
 }
 
+TEST_F(RowTransactionTest, TheCatalogVersionOptionIsReserved) {
+  auto txn = Begin();
+  auto options = ScanAll(*txn, "ducklake_metadata");
+  const auto version = std::find_if(options.begin(), options.end(), [](const auto& option) {
+    return option.second[0] == Cell(std::string("version"));
+  });
+  ASSERT_NE(version, options.end());
+  Row raised = version->second;
+  raised[1] = std::string("1.1");
+  EXPECT_THROW(txn->Update("ducklake_metadata", version->first, raised), store::ConstraintError);
+  EXPECT_THROW(txn->Delete("ducklake_metadata", version->first), store::ConstraintError);
+  EXPECT_THROW(txn->Insert("ducklake_metadata",
+                           {std::string("version"), std::string("2.0"), kNull, kNull}),
+               store::ConstraintError);
+  // A table-scoped option of that name is just an option.
+  txn->Insert("ducklake_metadata",
+              {std::string("version"), std::string("x"), std::string("table"), int64_t{3}});
+  txn->Commit();
+  auto after = Rows(*Begin(), "ducklake_metadata");
+  EXPECT_NE(std::find(after.begin(), after.end(),
+                      Row{std::string("version"), std::string("1.0"), kNull, kNull}),
+            after.end());
+}
+
 TEST_F(RowTransactionTest, BoundsNarrowScansWithoutChangingTheirAnswer) {
   auto txn = Begin();
   for (int64_t table = 1; table <= 3; ++table) {
