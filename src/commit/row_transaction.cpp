@@ -86,6 +86,34 @@ class StoreRowTransaction final : public RowTransaction {
     if (head_value_) store::UnframeValue(Kind::kHead, *head_value_, &head_);
   }
 
+  std::string SchemaName() override {
+    // Asked at every DuckDB schema lookup; it changes only through CreateSchema.
+    if (!schema_name_) {
+      auto value = view_.Get(NamespaceKey());
+      schema_name_ = value ? DecodeNamespace(*value) : std::string(kDefaultSchemaName);
+    }
+    return *schema_name_;
+  }
+
+  void CreateSchema(std::string_view name) override {
+    RequireOpen();
+    const std::string current = SchemaName();
+    const bool chosen =
+        FixedTablesExist() || !created_fixed_.empty() || view_.Get(NamespaceKey()).has_value();
+    if (name == current) {
+      throw store::ConstraintError("schema \"" + std::string(name) + "\" already exists");
+    }
+    if (chosen) {
+      throw store::InvalidArgumentError(
+          "a moraine store holds exactly one DuckLake catalog; this one is served under the "
+          "schema \"" +
+          current + "\", so the schema \"" + std::string(name) +
+          "\" cannot be created (use a separate store for another catalog)");
+    }
+    view_.Put(NamespaceKey(), EncodeNamespace(name));
+    schema_name_ = std::string(name);
+  }
+
   std::optional<TableSpec> FindTable(std::string_view name) override {
     if (const RowMapping* mapping = catalog::FindRowMapping(name)) {
       if (!FixedTablesExist() && !created_fixed_.count(std::string(name))) return std::nullopt;
@@ -167,7 +195,12 @@ class StoreRowTransaction final : public RowTransaction {
             const std::function<void(RowHandle, const Row&)>& visit) override {
     RequireOpen();
     if (const RowMapping* mapping = FixedMapping(table)) {
-      for (const auto& range : RangesFor(*mapping, bounds)) {
+      const auto ranges = RangesFor(*mapping, bounds);
+      if (mapping->versioned() && ranges.size() == 2) {
+        ScanVersions(*mapping, ranges[0], ranges[1], visit);
+        return;
+      }
+      for (const auto& range : ranges) {
         view_.Scan(range, [&](std::string_view key, std::string_view value) {
           ScanRecord(*mapping, key, value, visit);
         });
@@ -359,6 +392,34 @@ class StoreRowTransaction final : public RowTransaction {
     }
   }
 
+  // Visits the live and ended versions of a versioned table merged in
+  // identity order, an identity's ended versions (oldest end first) before its
+  // live one. That is the order DuckLake's own catalog returns rows in as long
+  // as ids grow with time, rather than every live row before every ended one.
+  // A history key is its current key with end_snapshot appended (fixed-width
+  // big-endian components), so identities compare as byte strings.
+  void ScanVersions(const RowMapping& mapping, const store::KeyRange& current,
+                    const store::KeyRange& history,
+                    const std::function<void(RowHandle, const Row&)>& visit) {
+    std::vector<std::pair<std::string, std::string>> ended;
+    view_.Scan(history, [&](std::string_view key, std::string_view value) {
+      ended.emplace_back(key, value);
+    });
+    size_t next = 0;
+    view_.Scan(current, [&](std::string_view key, std::string_view value) {
+      const std::string_view identity = key.substr(2);
+      while (next < ended.size() &&
+             std::string_view(ended[next].first).substr(2, identity.size()) <= identity) {
+        ScanRecord(mapping, ended[next].first, ended[next].second, visit);
+        ++next;
+      }
+      ScanRecord(mapping, key, value, visit);
+    });
+    for (; next < ended.size(); ++next) {
+      ScanRecord(mapping, ended[next].first, ended[next].second, visit);
+    }
+  }
+
   std::unique_ptr<google::protobuf::Message> ReadStaged(const RowMapping& mapping,
                                                         const std::string& key) {
     auto value = view_.Get(key);
@@ -517,6 +578,7 @@ class StoreRowTransaction final : public RowTransaction {
   std::set<std::string> created_fixed_;  // fixed tables created while initializing
   std::vector<Target> targets_;          // indexed by RowHandle
   std::optional<int64_t> max_inserted_snapshot_;
+  std::optional<std::string> schema_name_;  // cached SchemaName()
   bool finished_ = false;
 };
 

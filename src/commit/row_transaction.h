@@ -61,9 +61,24 @@ struct ColumnBound {
 // Identifies a row within one transaction, from a scan to an update/delete.
 using RowHandle = uint64_t;
 
+// The schema a catalog's tables are served under unless it was created under
+// another name.
+inline constexpr std::string_view kDefaultSchemaName = "main";
+
 class RowTransaction {
  public:
   virtual ~RowTransaction() = default;
+
+  // --- The schema ---
+  // A store holds exactly one catalog, served under one schema name: the
+  // default, or the name given to CreateSchema before the catalog was
+  // initialized (DuckLake's METADATA_SCHEMA). That name is kept in the store.
+  virtual std::string SchemaName() = 0;
+  // Names the schema of a catalog that does not exist yet; the name lands
+  // with the commit that initializes the catalog. Throws store::ConstraintError
+  // if the schema already exists, store::InvalidArgumentError if the store
+  // already serves its catalog under another name.
+  virtual void CreateSchema(std::string_view name) = 0;
 
   // --- Tables ---
   // The table of that name as it exists in this transaction: one of the 28

@@ -33,4 +33,21 @@ std::string EncodeFormat() {
   return store::FrameValue(Kind::kFormat, format);
 }
 
+const std::string& NamespaceKey() {
+  static const std::string key = Key::Current(Kind::kNamespace, {}).Encode();
+  return key;
+}
+
+std::string EncodeNamespace(std::string_view name) {
+  store::v1::NamespaceRecord record;
+  record.set_name(std::string(name));
+  return store::FrameValue(Kind::kNamespace, record);
+}
+
+std::string DecodeNamespace(std::string_view value) {
+  store::v1::NamespaceRecord record;
+  store::UnframeValue(Kind::kNamespace, value, &record);
+  return record.name();
+}
+
 }  // namespace moraine::commit

@@ -1,9 +1,11 @@
 // The system records every commit path writes the same way: the head pointer
-// (the conflict anchor every batch rewrites) and the store format record.
+// (the conflict anchor every batch rewrites), the store format record, and the
+// namespace (the schema name the catalog tables are served under).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace moraine::commit {
 
@@ -18,5 +20,10 @@ std::string EncodeHead(int64_t snapshot_id, uint64_t batch_count);
 // The encoded key of sys/format and a framed format record for this build.
 const std::string& FormatKey();
 std::string EncodeFormat();
+// The encoded key of sys/namespace, a framed namespace record, and the name a
+// framed one holds.
+const std::string& NamespaceKey();
+std::string EncodeNamespace(std::string_view name);
+std::string DecodeNamespace(std::string_view value);
 
 }  // namespace moraine::commit

@@ -236,34 +236,73 @@ MoraineCatalog::MoraineCatalog(duckdb::AttachedDatabase& attached,
 
 MoraineCatalog::~MoraineCatalog() = default;
 
-void MoraineCatalog::Initialize(bool) {
-  duckdb::CreateSchemaInfo info;
-  info.schema = DEFAULT_SCHEMA;
-  main_schema_ = std::make_unique<MoraineSchemaEntry>(*this, info);
+void MoraineCatalog::Initialize(bool) {}
+
+std::string MoraineCatalog::SchemaName(duckdb::CatalogTransaction transaction) {
+  if (transaction.transaction || transaction.context) {
+    auto& moraine = transaction.transaction
+                        ? transaction.transaction->Cast<MoraineTransaction>()
+                        : MoraineTransaction::Get(*transaction.context, *this);
+    return moraine.WithRows(false, [](commit::RowTransaction& rows) { return rows.SchemaName(); });
+  }
+  return GetDefaultSchema();  // no DuckDB transaction: the committed name
+}
+
+duckdb::string MoraineCatalog::GetDefaultSchema() const {
+  try {
+    auto rows = commit::BeginRowTransaction(store_);
+    auto name = rows->SchemaName();
+    rows->Rollback();
+    return name;
+  } catch (const store::Error&) {
+    return DEFAULT_SCHEMA;  // an unreadable store fails loudly on first use instead
+  }
+}
+
+MoraineSchemaEntry& MoraineCatalog::SchemaEntryNamed(const std::string& name) {
+  std::lock_guard<std::mutex> lock(schemas_mutex_);
+  auto& entry = schemas_[name];
+  if (!entry) {
+    duckdb::CreateSchemaInfo info;
+    info.schema = name;
+    entry = std::make_unique<MoraineSchemaEntry>(*this, info);
+  }
+  return *entry;
 }
 
 duckdb::optional_ptr<duckdb::CatalogEntry> MoraineCatalog::CreateSchema(
-    duckdb::CatalogTransaction, duckdb::CreateSchemaInfo& info) {
-  if (duckdb::StringUtil::CIEquals(info.schema, DEFAULT_SCHEMA) &&
-      info.on_conflict != duckdb::OnCreateConflict::ERROR_ON_CONFLICT) {
+    duckdb::CatalogTransaction transaction, duckdb::CreateSchemaInfo& info) {
+  // DuckLake creates the schema of its METADATA_SCHEMA before the catalog
+  // tables; the core decides whether this store can take that name.
+  if (duckdb::StringUtil::CIEquals(info.schema, SchemaName(transaction))) {
+    if (info.on_conflict == duckdb::OnCreateConflict::ERROR_ON_CONFLICT) {
+      throw duckdb::CatalogException("Schema with name \"%s\" already exists!", info.schema);
+    }
     return nullptr;
   }
-  throw duckdb::NotImplementedException("moraine: a moraine catalog has only the schema main");
+  auto& moraine = transaction.transaction ? transaction.transaction->Cast<MoraineTransaction>()
+                                          : MoraineTransaction::Get(*transaction.context, *this);
+  moraine.WithRows(true, [&](commit::RowTransaction& rows) { rows.CreateSchema(info.schema); });
+  return &SchemaEntryNamed(info.schema);
 }
 
 duckdb::optional_ptr<duckdb::SchemaCatalogEntry> MoraineCatalog::LookupSchema(
-    duckdb::CatalogTransaction, const duckdb::EntryLookupInfo& lookup,
+    duckdb::CatalogTransaction transaction, const duckdb::EntryLookupInfo& lookup,
     duckdb::OnEntryNotFound if_not_found) {
-  if (duckdb::StringUtil::CIEquals(lookup.GetEntryName(), DEFAULT_SCHEMA)) {
-    return main_schema_.get();
+  const std::string served = SchemaName(transaction);
+  if (duckdb::StringUtil::CIEquals(lookup.GetEntryName(), served)) {
+    return &SchemaEntryNamed(served);
   }
   if (if_not_found == duckdb::OnEntryNotFound::RETURN_NULL) return nullptr;
-  throw duckdb::CatalogException("moraine: schema \"%s\" does not exist", lookup.GetEntryName());
+  throw duckdb::CatalogException(
+      "moraine: schema \"%s\" does not exist; this store serves its catalog under the schema "
+      "\"%s\"",
+      lookup.GetEntryName(), served);
 }
 
-void MoraineCatalog::ScanSchemas(duckdb::ClientContext&,
+void MoraineCatalog::ScanSchemas(duckdb::ClientContext& context,
                                  std::function<void(duckdb::SchemaCatalogEntry&)> callback) {
-  callback(*main_schema_);
+  callback(SchemaEntryNamed(SchemaName(duckdb::CatalogTransaction(*this, context))));
 }
 
 duckdb::PhysicalOperator& MoraineCatalog::PlanCreateTableAs(duckdb::ClientContext&,

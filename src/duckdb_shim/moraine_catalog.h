@@ -1,7 +1,8 @@
-// The DuckDB catalog a moraine store presents: one schema `main` whose tables
-// are whatever the current RowTransaction says exists (DuckLake's 28 fixed
-// tables and the inlined data/delete families). Table entries are thin views
-// of a commit::TableSpec; rows are never held here.
+// The DuckDB catalog a moraine store presents: one schema (`main`, or the name
+// the catalog was created under, which the RowTransaction reports) whose
+// tables are whatever the current RowTransaction says exists (DuckLake's 28
+// fixed tables and the inlined data/delete families). Table entries are thin
+// views of a commit::TableSpec; rows are never held here.
 #pragma once
 
 #include <memory>
@@ -97,6 +98,8 @@ class MoraineCatalog : public duckdb::Catalog {
 
   void Initialize(bool load_builtin) override;
   duckdb::string GetCatalogType() override { return "moraine"; }
+  // The schema the store's catalog is served under, as committed.
+  duckdb::string GetDefaultSchema() const override;
   duckdb::optional_ptr<duckdb::CatalogEntry> CreateSchema(duckdb::CatalogTransaction transaction,
                                                           duckdb::CreateSchemaInfo& info) override;
   duckdb::optional_ptr<duckdb::SchemaCatalogEntry> LookupSchema(
@@ -128,8 +131,15 @@ class MoraineCatalog : public duckdb::Catalog {
  private:
   void DropSchema(duckdb::ClientContext& context, duckdb::DropInfo& info) override;
 
+  // The name the store serves its schema under, as `transaction` sees it.
+  std::string SchemaName(duckdb::CatalogTransaction transaction);
+  // The entry of the schema called `name`; entries live as long as the
+  // catalog, since bound plans may hold them.
+  MoraineSchemaEntry& SchemaEntryNamed(const std::string& name);
+
   std::shared_ptr<store::KvStore> store_;
-  std::unique_ptr<MoraineSchemaEntry> main_schema_;
+  std::mutex schemas_mutex_;
+  duckdb::case_insensitive_map_t<std::unique_ptr<MoraineSchemaEntry>> schemas_;
 };
 
 }  // namespace moraine::duckdb_shim

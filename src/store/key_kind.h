@@ -18,7 +18,7 @@ namespace moraine::store {
 // The leading byte of every key. 0x00 is deliberately unused so that a zeroed
 // buffer never decodes as a key.
 enum class Subspace : uint8_t {
-  kSystem = 0x01,         // format version, head pointer, migration marker
+  kSystem = 0x01,         // format version, head pointer, migration marker, namespace
   kSnapshot = 0x02,       // one immutable record per snapshot
   kCurrent = 0x03,        // live entity versions
   kHistory = 0x04,        // ended entity versions, keyed with end_snapshot appended
@@ -35,6 +35,7 @@ enum class Kind : uint8_t {
   kFormat = 0x01,
   kHead = 0x02,
   kMigration = 0x03,
+  kNamespace = 0x04,
 
   // snapshot subspace.
   kSnapshot = 0x10,  // (snapshot_id)
@@ -97,10 +98,11 @@ struct KindInfo {
   bool versioned;     // ended versions move to history (arity + 1 there)
 };
 
-inline constexpr std::array<KindInfo, 35> kKindTable = {{
+inline constexpr std::array<KindInfo, 36> kKindTable = {{
     {Kind::kFormat, "format", Subspace::kSystem, 0, false, false},
     {Kind::kHead, "head", Subspace::kSystem, 0, false, false},
     {Kind::kMigration, "migration", Subspace::kSystem, 0, false, false},
+    {Kind::kNamespace, "namespace", Subspace::kSystem, 0, false, false},
     {Kind::kSnapshot, "snapshot", Subspace::kSnapshot, 1, false, false},
     {Kind::kSchema, "schema", Subspace::kCurrent, 1, false, true},
     {Kind::kTable, "table", Subspace::kCurrent, 1, true, true},

@@ -162,9 +162,10 @@ TEST_F(RowTransactionTest, EndingAVersionMovesItFromCurrentToHistoryInOneCommit)
   EXPECT_EQ(KeysIn(*store_, store::Subspace::kHistory, store::Kind::kColumn), 1u);
   auto after = Rows(*Begin(), "ducklake_column");
   ASSERT_EQ(after.size(), 2u);  // both versions, as DuckLake's own table holds them
-  EXPECT_EQ(after[0][5], Cell(std::string("a2")));
-  EXPECT_EQ(after[1][5], Cell(std::string("a")));
-  EXPECT_EQ(after[1][2], Cell(int64_t{2}));
+  // In DuckLake's order too: the ended version was inserted first.
+  EXPECT_EQ(after[0][5], Cell(std::string("a")));
+  EXPECT_EQ(after[0][2], Cell(int64_t{2}));
+  EXPECT_EQ(after[1][5], Cell(std::string("a2")));
 }
 
 TEST_F(RowTransactionTest, AnotherWritersCommitMakesTheLaterOneAConflictAndWritesNothing) {
