@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <initializer_list>
+#include <stdexcept>
 #include <utility>
 
 #include "store/error.h"
@@ -238,6 +239,34 @@ std::vector<CatalogTable> BuildCatalogTablesV1_0() {
   return tables;
 }
 
+// What catalog version 1.1 adds to 1.0 (RFC 0012). DuckLake adds columns with
+// ALTER TABLE ... ADD COLUMN, so they come last; all are nullable.
+std::vector<CatalogTable> BuildCatalogTablesV1_1() {
+  std::vector<CatalogTable> tables = BuildCatalogTablesV1_0();
+  auto append = [&](std::string_view table_name, std::initializer_list<ColumnSpec> columns) {
+    for (CatalogTable& table : tables) {
+      if (table.name != table_name) continue;
+      for (const ColumnSpec& column : columns) {
+        table.columns.push_back({column.name, column.type, true});
+      }
+      return;
+    }
+    throw std::logic_error("no catalog table " + std::string(table_name));
+  };
+  append("ducklake_schema", {{"parent_schema_id", kBigint}});
+  append("ducklake_data_file", {{"row_group_count", kBigint}});
+  append("ducklake_delete_file", {{"row_group_count", kBigint}});
+  append("ducklake_file_column_stats", {{"min_is_exact", kBoolean}, {"max_is_exact", kBoolean}});
+  append("ducklake_table_column_stats", {{"min_is_exact", kBoolean}, {"max_is_exact", kBoolean}});
+  tables.push_back(Table("ducklake_view_column_tag", {{"view_id", kBigint},
+                                                      {"column_name", kVarchar},
+                                                      {"begin_snapshot", kBigint},
+                                                      {"end_snapshot", kBigint},
+                                                      {"key", kVarchar},
+                                                      {"value", kVarchar}}));
+  return tables;
+}
+
 constexpr std::string_view kInlinedDataPrefix = "ducklake_inlined_data_";
 constexpr std::string_view kInlinedDeletePrefix = "ducklake_inlined_delete_";
 
@@ -292,8 +321,13 @@ const std::vector<CatalogTable>& CatalogTablesV1_0() {
   return tables;
 }
 
-const CatalogTable* FindCatalogTable(std::string_view name) {
-  for (const CatalogTable& table : CatalogTablesV1_0()) {
+const std::vector<CatalogTable>& CatalogTables(CatalogVersion version) {
+  static const std::vector<CatalogTable> v1_1 = BuildCatalogTablesV1_1();
+  return version == CatalogVersion::kV1_1 ? v1_1 : CatalogTablesV1_0();
+}
+
+const CatalogTable* FindCatalogTable(std::string_view name, CatalogVersion version) {
+  for (const CatalogTable& table : CatalogTables(version)) {
     if (table.name == name) return &table;
   }
   return nullptr;

@@ -1,6 +1,7 @@
-// The shape of DuckLake's catalog tables: which `ducklake_*` tables exist in
-// catalog format 1.0, their columns, types, nullability and primary keys, and
-// the names of the per-table inlined-data and inlined-delete families.
+// The shape of DuckLake's catalog tables: which `ducklake_*` tables exist at
+// each catalog version (1.0 and 1.1), their columns, types, nullability and
+// primary keys, and the names of the per-table inlined-data and
+// inlined-delete families.
 //
 // The DuckDB shim serves these tables from this description and holds no
 // table shapes of its own. Ground truth is DuckLake's metadata manager at the
@@ -13,6 +14,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "catalog/catalog_version.h"
 
 namespace moraine::catalog {
 
@@ -43,9 +46,17 @@ struct CatalogTable {
 // The 28 fixed tables of catalog format 1.0, in DuckLake's creation order.
 const std::vector<CatalogTable>& CatalogTablesV1_0();
 
-// The fixed table of that exact name, or nullptr (inlined tables are not
-// fixed tables: see ParseInlinedTableName).
-const CatalogTable* FindCatalogTable(std::string_view name);
+// The fixed tables of `version`. 1.1 is 1.0 plus ducklake_view_column_tag
+// (last, where DuckLake's migration creates it) and columns appended to five
+// tables: row_group_count on ducklake_data_file and ducklake_delete_file,
+// min_is_exact/max_is_exact on both column-stats tables, parent_schema_id on
+// ducklake_schema.
+const std::vector<CatalogTable>& CatalogTables(CatalogVersion version);
+
+// The fixed table of that exact name at `version`, or nullptr (inlined
+// tables are not fixed tables: see ParseInlinedTableName).
+const CatalogTable* FindCatalogTable(std::string_view name,
+                                     CatalogVersion version = CatalogVersion::kV1_0);
 
 // A per-table inlined table: `ducklake_inlined_data_<table_id>_<schema_version>`
 // holds a table's inlined rows at one schema version; `ducklake_inlined_delete_<table_id>`

@@ -227,99 +227,112 @@ void RowMapping::RemoveEntry(Message* container, int index) const {
   reflection->RemoveLast(container, entries_);
 }
 
-const std::vector<RowMapping>& RowMappingsV1_0() {
-  static const std::vector<RowMapping> mappings = [] {
-    struct Spec {
-      std::string_view table;
-      Kind kind;
-      RowShape shape;
-      std::vector<std::string_view> key;
-    };
-    const std::vector<Spec> specs = {
-        {"ducklake_metadata", Kind::kOption, RowShape::kEntry, {"scope", "scope_id"}},
-        {"ducklake_snapshot", Kind::kSnapshot, RowShape::kSnapshotRow, {"snapshot_id"}},
-        {"ducklake_snapshot_changes", Kind::kSnapshot, RowShape::kChangesRow, {"snapshot_id"}},
-        {"ducklake_schema", Kind::kSchema, RowShape::kRecord, {"schema_id"}},
-        {"ducklake_table", Kind::kTable, RowShape::kRecord, {"table_id"}},
-        {"ducklake_view", Kind::kView, RowShape::kRecord, {"view_id"}},
-        {"ducklake_tag", Kind::kTag, RowShape::kEntry, {"object_id"}},
-        {"ducklake_column_tag", Kind::kColumnTag, RowShape::kEntry, {"table_id", "column_id"}},
-        {"ducklake_data_file", Kind::kDataFile, RowShape::kRecord, {"table_id", "data_file_id"}},
-        {"ducklake_file_column_stats",
-         Kind::kFileColumnStats,
-         RowShape::kRecord,
-         {"table_id", "data_file_id", "column_id"}},
-        {"ducklake_file_variant_stats",
-         Kind::kFileVariantStats,
-         RowShape::kEntry,
-         {"table_id", "data_file_id", "column_id"}},
-        {"ducklake_delete_file",
-         Kind::kDeleteFile,
-         RowShape::kRecord,
-         {"table_id", "delete_file_id"}},
-        {"ducklake_column", Kind::kColumn, RowShape::kRecord, {"table_id", "column_id"}},
-        {"ducklake_table_stats", Kind::kTableStats, RowShape::kRecord, {"table_id"}},
-        {"ducklake_table_column_stats",
-         Kind::kTableColumnStats,
-         RowShape::kRecord,
-         {"table_id", "column_id"}},
-        {"ducklake_partition_info",
-         Kind::kPartition,
-         RowShape::kRecord,
-         {"table_id", "partition_id"}},
-        {"ducklake_partition_column",
-         Kind::kPartitionColumn,
-         RowShape::kRecord,
-         {"table_id", "partition_id", "partition_key_index"}},
-        {"ducklake_file_partition_value",
-         Kind::kFilePartitionValue,
-         RowShape::kRecord,
-         {"table_id", "data_file_id", "partition_key_index"}},
-        {"ducklake_files_scheduled_for_deletion",
-         Kind::kFileScheduledForDeletion,
-         RowShape::kRecord,
-         {"data_file_id"}},
-        {"ducklake_inlined_data_tables",
-         Kind::kInlinedDataTable,
-         RowShape::kRecord,
-         {"table_id", "schema_version"}},
-        {"ducklake_column_mapping",
-         Kind::kColumnMapping,
-         RowShape::kRecord,
-         {"table_id", "mapping_id"}},
-        {"ducklake_name_mapping",
-         Kind::kNameMapping,
-         RowShape::kRecord,
-         {"mapping_id", "column_id"}},
-        {"ducklake_schema_versions",
-         Kind::kSchemaVersion,
-         RowShape::kRecord,
-         {"table_id", "begin_snapshot"}},
-        {"ducklake_macro", Kind::kMacro, RowShape::kRecord, {"macro_id"}},
-        {"ducklake_macro_impl", Kind::kMacroImpl, RowShape::kRecord, {"macro_id", "impl_id"}},
-        {"ducklake_macro_parameters",
-         Kind::kMacroParameter,
-         RowShape::kRecord,
-         {"macro_id", "impl_id", "column_id"}},
-        {"ducklake_sort_info", Kind::kSort, RowShape::kRecord, {"table_id", "sort_id"}},
-        {"ducklake_sort_expression",
-         Kind::kSortExpression,
-         RowShape::kRecord,
-         {"table_id", "sort_id", "sort_key_index"}},
-    };
-    std::vector<RowMapping> result;
-    for (const Spec& spec : specs) {
-      const CatalogTable* table = FindCatalogTable(spec.table);
-      if (!table) throw std::logic_error("no catalog table " + std::string(spec.table));
-      result.emplace_back(*table, spec.kind, spec.shape, spec.key);
-    }
-    return result;
-  }();
-  return mappings;
+namespace {
+
+std::vector<RowMapping> BuildRowMappings(CatalogVersion version) {
+  struct Spec {
+    std::string_view table;
+    Kind kind;
+    RowShape shape;
+    std::vector<std::string_view> key;
+  };
+  std::vector<Spec> specs = {
+      {"ducklake_metadata", Kind::kOption, RowShape::kEntry, {"scope", "scope_id"}},
+      {"ducklake_snapshot", Kind::kSnapshot, RowShape::kSnapshotRow, {"snapshot_id"}},
+      {"ducklake_snapshot_changes", Kind::kSnapshot, RowShape::kChangesRow, {"snapshot_id"}},
+      {"ducklake_schema", Kind::kSchema, RowShape::kRecord, {"schema_id"}},
+      {"ducklake_table", Kind::kTable, RowShape::kRecord, {"table_id"}},
+      {"ducklake_view", Kind::kView, RowShape::kRecord, {"view_id"}},
+      {"ducklake_tag", Kind::kTag, RowShape::kEntry, {"object_id"}},
+      {"ducklake_column_tag", Kind::kColumnTag, RowShape::kEntry, {"table_id", "column_id"}},
+      {"ducklake_data_file", Kind::kDataFile, RowShape::kRecord, {"table_id", "data_file_id"}},
+      {"ducklake_file_column_stats",
+       Kind::kFileColumnStats,
+       RowShape::kRecord,
+       {"table_id", "data_file_id", "column_id"}},
+      {"ducklake_file_variant_stats",
+       Kind::kFileVariantStats,
+       RowShape::kEntry,
+       {"table_id", "data_file_id", "column_id"}},
+      {"ducklake_delete_file",
+       Kind::kDeleteFile,
+       RowShape::kRecord,
+       {"table_id", "delete_file_id"}},
+      {"ducklake_column", Kind::kColumn, RowShape::kRecord, {"table_id", "column_id"}},
+      {"ducklake_table_stats", Kind::kTableStats, RowShape::kRecord, {"table_id"}},
+      {"ducklake_table_column_stats",
+       Kind::kTableColumnStats,
+       RowShape::kRecord,
+       {"table_id", "column_id"}},
+      {"ducklake_partition_info",
+       Kind::kPartition,
+       RowShape::kRecord,
+       {"table_id", "partition_id"}},
+      {"ducklake_partition_column",
+       Kind::kPartitionColumn,
+       RowShape::kRecord,
+       {"table_id", "partition_id", "partition_key_index"}},
+      {"ducklake_file_partition_value",
+       Kind::kFilePartitionValue,
+       RowShape::kRecord,
+       {"table_id", "data_file_id", "partition_key_index"}},
+      {"ducklake_files_scheduled_for_deletion",
+       Kind::kFileScheduledForDeletion,
+       RowShape::kRecord,
+       {"data_file_id"}},
+      {"ducklake_inlined_data_tables",
+       Kind::kInlinedDataTable,
+       RowShape::kRecord,
+       {"table_id", "schema_version"}},
+      {"ducklake_column_mapping",
+       Kind::kColumnMapping,
+       RowShape::kRecord,
+       {"table_id", "mapping_id"}},
+      {"ducklake_name_mapping", Kind::kNameMapping, RowShape::kRecord, {"mapping_id", "column_id"}},
+      {"ducklake_schema_versions",
+       Kind::kSchemaVersion,
+       RowShape::kRecord,
+       {"table_id", "begin_snapshot"}},
+      {"ducklake_macro", Kind::kMacro, RowShape::kRecord, {"macro_id"}},
+      {"ducklake_macro_impl", Kind::kMacroImpl, RowShape::kRecord, {"macro_id", "impl_id"}},
+      {"ducklake_macro_parameters",
+       Kind::kMacroParameter,
+       RowShape::kRecord,
+       {"macro_id", "impl_id", "column_id"}},
+      {"ducklake_sort_info", Kind::kSort, RowShape::kRecord, {"table_id", "sort_id"}},
+      {"ducklake_sort_expression",
+       Kind::kSortExpression,
+       RowShape::kRecord,
+       {"table_id", "sort_id", "sort_key_index"}},
+  };
+  if (version >= CatalogVersion::kV1_1) {
+    specs.push_back(
+        {"ducklake_view_column_tag", Kind::kViewColumnTag, RowShape::kEntry, {"view_id"}});
+  }
+  std::vector<RowMapping> result;
+  for (const Spec& spec : specs) {
+    const CatalogTable* table = FindCatalogTable(spec.table, version);
+    if (!table) throw std::logic_error("no catalog table " + std::string(spec.table));
+    result.emplace_back(*table, spec.kind, spec.shape, spec.key);
+  }
+  if (result.size() != CatalogTables(version).size()) {
+    throw std::logic_error("a catalog table has no row mapping");
+  }
+  return result;
 }
 
-const RowMapping* FindRowMapping(std::string_view table_name) {
-  for (const RowMapping& mapping : RowMappingsV1_0()) {
+}  // namespace
+
+const std::vector<RowMapping>& RowMappings(CatalogVersion version) {
+  static const std::vector<RowMapping> v1_0 = BuildRowMappings(CatalogVersion::kV1_0);
+  static const std::vector<RowMapping> v1_1 = BuildRowMappings(CatalogVersion::kV1_1);
+  return version == CatalogVersion::kV1_1 ? v1_1 : v1_0;
+}
+
+const std::vector<RowMapping>& RowMappingsV1_0() { return RowMappings(CatalogVersion::kV1_0); }
+
+const RowMapping* FindRowMapping(CatalogVersion version, std::string_view table_name) {
+  for (const RowMapping& mapping : RowMappings(version)) {
     if (mapping.table().name == table_name) return &mapping;
   }
   return nullptr;

@@ -1,5 +1,6 @@
-// Where each row of DuckLake's 28 catalog tables lives in the store, and how
-// it converts to and from that place's record.
+// Where each row of DuckLake's catalog tables (28 at catalog version 1.0, 29
+// at 1.1) lives in the store, and how it converts to and from that place's
+// record.
 //
 // Record fields carry the DuckLake column names (store/records.proto), so one
 // reflective conversion serves every table; what differs per table is only
@@ -7,7 +8,7 @@
 //   - a record per row (most tables); versioned ones live in `current` while
 //     end_snapshot is NULL and in `history`, keyed with it, once it is set;
 //   - an entry of a container record per parent, for rows identified by a
-//     string (tags, column tags, options, variant stats);
+//     string (tags, column and view-column tags, options, variant stats);
 //   - one of the two rows merged in a snapshot record (ducklake_snapshot and
 //     ducklake_snapshot_changes).
 #pragma once
@@ -85,8 +86,12 @@ class RowMapping {
   std::vector<ColumnField> fields_;  // one per table column
 };
 
-// The mapping of a fixed catalog table, or nullptr for any other name.
-const RowMapping* FindRowMapping(std::string_view table_name);
+// The mappings of every fixed table of a catalog version. Both versions map a
+// table onto the same kind and record: 1.1 only maps more fields (and one
+// more table), so a store keeps its rows when it is raised.
+const std::vector<RowMapping>& RowMappings(CatalogVersion version);
 const std::vector<RowMapping>& RowMappingsV1_0();
+// The mapping of a fixed catalog table at `version`, or nullptr for any other name.
+const RowMapping* FindRowMapping(CatalogVersion version, std::string_view table_name);
 
 }  // namespace moraine::catalog

@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "cli/migrate_command.h"
 #include "cli/sql_command.h"
 #include "cli/sqllogictest_runner.h"
 #include "cli/tour.h"
@@ -41,9 +42,15 @@ int main(int argc, char** argv) {
   slt->add_flag("-v,--verbose", slt_options.verbose, "name passing files too");
   slt->add_option("FILE", slt_options.files, "test files")->required()->check(CLI::ExistingFile);
 
+  std::string migrate_path;
+  auto* migrate = app.add_subcommand(
+      "migrate", "upgrade a store written in an older store format in place (idempotent)");
+  migrate->add_option("PATH", migrate_path, "the store directory")->required();
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (*tour) return moraine::cli::RunTour(tour_dir);
+    if (*migrate) return moraine::cli::RunMigrate(migrate_path, std::cout);
     if (*sql) {
       if (csv) sql_options.format = moraine::cli::OutputFormat::kCsv;
       if (json) sql_options.format = moraine::cli::OutputFormat::kJson;

@@ -80,8 +80,8 @@ std::vector<store::KeyRange> RangesFor(const RowMapping& mapping,
 
 class StoreRowTransaction final : public RowTransaction {
  public:
-  explicit StoreRowTransaction(std::shared_ptr<store::KvStore> store)
-      : store_(std::move(store)), view_(store_->GetSnapshot()) {
+  StoreRowTransaction(std::shared_ptr<store::KvStore> store, catalog::CatalogVersion shape)
+      : store_(std::move(store)), shape_(shape), view_(store_->GetSnapshot()) {
     head_value_ = view_.Get(HeadKey());
     if (head_value_) store::UnframeValue(Kind::kHead, *head_value_, &head_);
   }
@@ -115,7 +115,7 @@ class StoreRowTransaction final : public RowTransaction {
   }
 
   std::optional<TableSpec> FindTable(std::string_view name) override {
-    if (const RowMapping* mapping = catalog::FindRowMapping(name)) {
+    if (const RowMapping* mapping = catalog::FindRowMapping(shape_, name)) {
       if (!FixedTablesExist() && !created_fixed_.count(std::string(name))) return std::nullopt;
       return SpecOf(mapping->table());
     }
@@ -129,7 +129,7 @@ class StoreRowTransaction final : public RowTransaction {
 
   std::vector<std::string> TableNames() override {
     std::vector<std::string> names;
-    for (const RowMapping& mapping : catalog::RowMappingsV1_0()) {
+    for (const RowMapping& mapping : catalog::RowMappings(shape_)) {
       const std::string name(mapping.table().name);
       if (FixedTablesExist() || created_fixed_.count(name)) names.push_back(name);
     }
@@ -149,14 +149,15 @@ class StoreRowTransaction final : public RowTransaction {
 
   void CreateTable(const TableSpec& spec) override {
     RequireOpen();
-    if (const RowMapping* mapping = catalog::FindRowMapping(spec.name)) {
+    if (const RowMapping* mapping = catalog::FindRowMapping(shape_, spec.name)) {
       if (FixedTablesExist() || created_fixed_.count(spec.name)) {
         throw store::ConstraintError("table " + spec.name + " already exists");
       }
       const TableSpec expected = SpecOf(mapping->table());
       if (!SameColumns(spec, expected)) {
-        throw store::InvalidArgumentError(
-            "table " + spec.name + " does not have the shape of DuckLake catalog format 1.0");
+        throw store::InvalidArgumentError("table " + spec.name +
+                                          " does not have the shape of DuckLake catalog version " +
+                                          std::string(catalog::CatalogVersionName(shape_)));
       }
       created_fixed_.insert(spec.name);
       return;
@@ -291,6 +292,36 @@ class StoreRowTransaction final : public RowTransaction {
 
   void Rollback() override { finished_ = true; }
 
+  std::optional<std::string> RecordedCatalogVersion() override {
+    auto options = ReadStaged(OptionsMapping(), GlobalOptionsKey());
+    if (!options) return std::nullopt;
+    for (const auto& entry : static_cast<const store::v1::OptionRecord&>(*options).entries()) {
+      if (entry.key() == kVersionOption) return entry.value();
+    }
+    return std::nullopt;
+  }
+
+  void RecordCatalogVersion(std::string_view label) override {
+    RequireOpen();
+    if (!FixedTablesExist()) {
+      throw store::InvalidArgumentError(
+          "the store holds no DuckLake catalog yet, so it has no catalog version to record");
+    }
+    auto record = ReadStaged(OptionsMapping(), GlobalOptionsKey());
+    if (!record) record = OptionsMapping().NewRecord();
+    auto& options = static_cast<store::v1::OptionRecord&>(*record);
+    store::v1::OptionEntry* version = nullptr;
+    for (auto& entry : *options.mutable_entries()) {
+      if (entry.key() == kVersionOption) version = &entry;
+    }
+    if (!version) {
+      version = options.add_entries();
+      version->set_key(std::string(kVersionOption));
+    }
+    version->set_value(std::string(label));
+    Stage(OptionsMapping(), GlobalOptionsKey(), options);
+  }
+
  private:
   struct Target {
     std::string table;
@@ -299,12 +330,28 @@ class StoreRowTransaction final : public RowTransaction {
     bool removed = false;
   };
 
+  static constexpr std::string_view kVersionOption = "version";
+
+  const RowMapping& OptionsMapping() const {
+    return *catalog::FindRowMapping(shape_, "ducklake_metadata");
+  }
+  static std::string GlobalOptionsKey() {
+    return store::Key(store::Subspace::kCurrent, Kind::kOption,
+                      {static_cast<uint64_t>(store::OptionScope::kGlobal), 0})
+        .Encode();
+  }
+
+  static bool IsVersionOption(std::string_view table, const Row& row) {
+    return table == "ducklake_metadata" && row.size() >= 3 &&
+           row[0] == Cell(std::string(kVersionOption)) && catalog::IsNull(row[2]);
+  }
+
   // The global `version` option names the catalog shape moraine serves (the
   // DuckLake catalog version, RFC 0012): DuckLake writes it once when it
   // initializes the catalog; afterwards only a deliberate raise may move it.
   void RequireUnreservedOption(std::string_view table, const Row& row) const {
-    if (table != "ducklake_metadata" || !FixedTablesExist() || row.size() < 3) return;
-    if (row[0] == Cell(std::string("version")) && catalog::IsNull(row[2])) {
+    if (!FixedTablesExist()) return;
+    if (IsVersionOption(table, row)) {
       throw store::ConstraintError(
           "the catalog version is reserved: it is set when the catalog is created and moved "
           "only by moraine_raise_catalog_version");
@@ -319,7 +366,7 @@ class StoreRowTransaction final : public RowTransaction {
   }
 
   const RowMapping* FixedMapping(std::string_view table) const {
-    const RowMapping* mapping = catalog::FindRowMapping(table);
+    const RowMapping* mapping = catalog::FindRowMapping(shape_, table);
     if (mapping && !FixedTablesExist() && !created_fixed_.count(std::string(table))) {
       throw store::NotFoundError("table " + std::string(table) + " does not exist");
     }
@@ -384,8 +431,15 @@ class StoreRowTransaction final : public RowTransaction {
       case RowShape::kEntry: {
         // Entries are read up front: a visitor may stage writes to this key.
         std::vector<Row> rows;
-        for (int i = 0; i < mapping.EntryCount(*record); ++i)
+        for (int i = 0; i < mapping.EntryCount(*record); ++i) {
           rows.push_back(mapping.ReadEntry(*record, i));
+          // A store reports the version whose shape it is served ("1.1-dev1"
+          // reads "1.1"), so DuckLake never asks to migrate a label.
+          if (IsVersionOption(table, rows.back()) && !catalog::IsNull(rows.back()[1])) {
+            rows.back()[1] =
+                catalog::ServedCatalogVersionLabel(std::get<std::string>(rows.back()[1]));
+          }
+        }
         for (auto& row : rows) Emit(table, key, std::move(row), visit);
         return;
       }
@@ -541,13 +595,16 @@ class StoreRowTransaction final : public RowTransaction {
     const std::string key = mapping.KeyOf(row).Encode();
     switch (mapping.shape()) {
       case RowShape::kRecord: {
+        // Fields the served shape does not map (a 1.1 column in a session
+        // attached at 1.0) keep their values.
+        auto record = ReadStaged(mapping, target.key);
+        if (!record) record = mapping.NewRecord();
         // Setting end_snapshot on a live version moves it to history: its key
         // changes, so the current key is deleted in the same batch.
         if (key != target.key) {
           if (ReadStaged(mapping, key)) throw DuplicateRow(mapping.table().name);
           view_.Delete(target.key);
         }
-        auto record = mapping.NewRecord();
         mapping.WriteRecord(row, record.get());
         Stage(mapping, key, *record);
         break;
@@ -572,6 +629,7 @@ class StoreRowTransaction final : public RowTransaction {
   }
 
   std::shared_ptr<store::KvStore> store_;
+  catalog::CatalogVersion shape_;
   StagedView view_;
   std::optional<std::string> head_value_;  // nullopt: DuckLake has not initialized the store
   store::v1::HeadRecord head_;
@@ -584,8 +642,9 @@ class StoreRowTransaction final : public RowTransaction {
 
 }  // namespace
 
-std::unique_ptr<RowTransaction> BeginRowTransaction(std::shared_ptr<store::KvStore> store) {
-  return std::make_unique<StoreRowTransaction>(std::move(store));
+std::unique_ptr<RowTransaction> BeginRowTransaction(std::shared_ptr<store::KvStore> store,
+                                                    catalog::CatalogVersion shape) {
+  return std::make_unique<StoreRowTransaction>(std::move(store), shape);
 }
 
 }  // namespace moraine::commit

@@ -25,6 +25,7 @@
 #include <variant>
 #include <vector>
 
+#include "catalog/catalog_version.h"
 #include "catalog/row.h"
 #include "store/kv_store.h"
 
@@ -81,15 +82,16 @@ class RowTransaction {
   virtual void CreateSchema(std::string_view name) = 0;
 
   // --- Tables ---
-  // The table of that name as it exists in this transaction: one of the 28
-  // fixed tables, or an inlined data/delete table once created. nullopt if
+  // The table of that name as it exists in this transaction: one of the
+  // fixed tables of the transaction's catalog shape (28 at 1.0, 29 at 1.1),
+  // or an inlined data/delete table once created. nullopt if
   // absent. In a store DuckLake has not initialized yet (no head), every
   // table is absent: DuckLake's probe then fails with a catalog error and it
   // initializes the lake itself.
   virtual std::optional<TableSpec> FindTable(std::string_view name) = 0;
   virtual std::vector<std::string> TableNames() = 0;
-  // Creates a table: one of the 28 fixed tables while the store is being
-  // initialized (its shape must be exactly the format 1.0 shape), or an
+  // Creates a table: one of the fixed tables while the store is being
+  // initialized (its shape must be exactly the transaction's shape), or an
   // inlined data or delete table. Throws store::ConstraintError if it exists
   // and store::InvalidArgumentError for any other name or a wrong shape.
   virtual void CreateTable(const TableSpec& table) = 0;
@@ -110,6 +112,16 @@ class RowTransaction {
   virtual Row GetRow(RowHandle handle) = 0;
   virtual void Delete(std::string_view table, RowHandle handle) = 0;
 
+  // --- The catalog version (RFC 0012) ---
+  // The global `version` option exactly as recorded (DuckLake's scans see
+  // the label of the shape served instead), or nullopt if none is recorded.
+  virtual std::optional<std::string> RecordedCatalogVersion() = 0;
+  // Records `label` as the global `version` option. The option is reserved
+  // from every row write; this is the only way to move it, and the catalog
+  // version raise its only caller. Throws store::InvalidArgumentError for a
+  // store that holds no catalog yet.
+  virtual void RecordCatalogVersion(std::string_view label) = 0;
+
   // Lands every staged write as one batch. Throws store::ConflictError (the
   // message contains "conflict") if another commit moved the head since this
   // transaction began; nothing is written then. The transaction is finished
@@ -118,7 +130,10 @@ class RowTransaction {
   virtual void Rollback() = 0;
 };
 
-// Begins a transaction on `store` at its current head.
-std::unique_ptr<RowTransaction> BeginRowTransaction(std::shared_ptr<store::KvStore> store);
+// Begins a transaction on `store` at its current head, serving the fixed
+// tables in the shape of catalog version `shape` (chosen once per attach).
+std::unique_ptr<RowTransaction> BeginRowTransaction(
+    std::shared_ptr<store::KvStore> store,
+    catalog::CatalogVersion shape = catalog::CatalogVersion::kV1_0);
 
 }  // namespace moraine::commit

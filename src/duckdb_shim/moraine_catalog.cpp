@@ -193,7 +193,8 @@ void MoraineSchemaEntry::Scan(duckdb::CatalogType entry_type,
   // row transaction that is rolled back at once.
   std::vector<commit::TableSpec> specs;
   try {
-    auto rows = commit::BeginRowTransaction(ParentCatalog().Cast<MoraineCatalog>().store());
+    auto& moraine = ParentCatalog().Cast<MoraineCatalog>();
+    auto rows = commit::BeginRowTransaction(moraine.store(), moraine.shape());
     for (auto& table_name : rows->TableNames()) {
       if (auto spec = rows->FindTable(table_name)) specs.push_back(std::move(*spec));
     }
@@ -231,8 +232,8 @@ duckdb::optional_ptr<duckdb::CatalogEntry> MoraineSchemaEntry::CreateIndex(
 // ---------------------------------------------------------------- catalog
 
 MoraineCatalog::MoraineCatalog(duckdb::AttachedDatabase& attached,
-                               std::shared_ptr<store::KvStore> store)
-    : duckdb::Catalog(attached), store_(std::move(store)) {}
+                               std::shared_ptr<store::KvStore> store, catalog::CatalogVersion shape)
+    : duckdb::Catalog(attached), store_(std::move(store)), shape_(shape) {}
 
 MoraineCatalog::~MoraineCatalog() = default;
 
@@ -240,9 +241,8 @@ void MoraineCatalog::Initialize(bool) {}
 
 std::string MoraineCatalog::SchemaName(duckdb::CatalogTransaction transaction) {
   if (transaction.transaction || transaction.context) {
-    auto& moraine = transaction.transaction
-                        ? transaction.transaction->Cast<MoraineTransaction>()
-                        : MoraineTransaction::Get(*transaction.context, *this);
+    auto& moraine = transaction.transaction ? transaction.transaction->Cast<MoraineTransaction>()
+                                            : MoraineTransaction::Get(*transaction.context, *this);
     return moraine.WithRows(false, [](commit::RowTransaction& rows) { return rows.SchemaName(); });
   }
   return GetDefaultSchema();  // no DuckDB transaction: the committed name
@@ -250,7 +250,7 @@ std::string MoraineCatalog::SchemaName(duckdb::CatalogTransaction transaction) {
 
 duckdb::string MoraineCatalog::GetDefaultSchema() const {
   try {
-    auto rows = commit::BeginRowTransaction(store_);
+    auto rows = commit::BeginRowTransaction(store_, shape_);
     auto name = rows->SchemaName();
     rows->Rollback();
     return name;

@@ -91,10 +91,14 @@ class MoraineSchemaEntry : public duckdb::SchemaCatalogEntry {
 
 class MoraineCatalog : public duckdb::Catalog {
  public:
-  MoraineCatalog(duckdb::AttachedDatabase& attached, std::shared_ptr<store::KvStore> store);
+  // `shape` is the catalog version this attach serves, for its whole life:
+  // a raise shows up in later attaches, never in this one (RFC 0012).
+  MoraineCatalog(duckdb::AttachedDatabase& attached, std::shared_ptr<store::KvStore> store,
+                 catalog::CatalogVersion shape);
   ~MoraineCatalog() override;
 
   const std::shared_ptr<store::KvStore>& store() const { return store_; }
+  catalog::CatalogVersion shape() const { return shape_; }
 
   void Initialize(bool load_builtin) override;
   duckdb::string GetCatalogType() override { return "moraine"; }
@@ -138,6 +142,7 @@ class MoraineCatalog : public duckdb::Catalog {
   MoraineSchemaEntry& SchemaEntryNamed(const std::string& name);
 
   std::shared_ptr<store::KvStore> store_;
+  catalog::CatalogVersion shape_;
   std::mutex schemas_mutex_;
   duckdb::case_insensitive_map_t<std::unique_ptr<MoraineSchemaEntry>> schemas_;
 };

@@ -27,8 +27,9 @@ void ThrowAsDuckDB(const store::Error& error) {
 
 MoraineTransaction::MoraineTransaction(duckdb::TransactionManager& owner,
                                        duckdb::ClientContext& client,
-                                       std::shared_ptr<store::KvStore> store)
-    : duckdb::Transaction(owner, client), store_(std::move(store)) {}
+                                       std::shared_ptr<store::KvStore> store,
+                                       catalog::CatalogVersion shape)
+    : duckdb::Transaction(owner, client), store_(std::move(store)), shape_(shape) {}
 
 MoraineTransaction::~MoraineTransaction() = default;
 
@@ -40,7 +41,7 @@ MoraineTransaction& MoraineTransaction::Get(duckdb::ClientContext& context,
 commit::RowTransaction& MoraineTransaction::RowsLocked() {
   // Begun lazily: DuckDB starts a transaction on every attached catalog a
   // statement touches, and most never read a row.
-  if (!rows_) rows_ = commit::BeginRowTransaction(store_);
+  if (!rows_) rows_ = commit::BeginRowTransaction(store_, shape_);
   return *rows_;
 }
 
@@ -82,11 +83,12 @@ void MoraineTransaction::Rollback() {
 }
 
 MoraineTransactionManager::MoraineTransactionManager(duckdb::AttachedDatabase& attached,
-                                                     std::shared_ptr<store::KvStore> store)
-    : duckdb::TransactionManager(attached), store_(std::move(store)) {}
+                                                     std::shared_ptr<store::KvStore> store,
+                                                     catalog::CatalogVersion shape)
+    : duckdb::TransactionManager(attached), store_(std::move(store)), shape_(shape) {}
 
 duckdb::Transaction& MoraineTransactionManager::StartTransaction(duckdb::ClientContext& context) {
-  auto transaction = std::make_unique<MoraineTransaction>(*this, context, store_);
+  auto transaction = std::make_unique<MoraineTransaction>(*this, context, store_, shape_);
   auto& result = *transaction;
   std::lock_guard<std::mutex> lock(mutex_);
   transactions_[&result] = std::move(transaction);

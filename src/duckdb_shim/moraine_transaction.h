@@ -23,7 +23,7 @@ namespace moraine::duckdb_shim {
 class MoraineTransaction : public duckdb::Transaction {
  public:
   MoraineTransaction(duckdb::TransactionManager& owner, duckdb::ClientContext& client,
-                     std::shared_ptr<store::KvStore> store);
+                     std::shared_ptr<store::KvStore> store, catalog::CatalogVersion shape);
   ~MoraineTransaction() override;
 
   static MoraineTransaction& Get(duckdb::ClientContext& context, duckdb::Catalog& catalog);
@@ -53,6 +53,7 @@ class MoraineTransaction : public duckdb::Transaction {
 
   std::mutex mutex_;
   std::shared_ptr<store::KvStore> store_;
+  catalog::CatalogVersion shape_;  // the catalog's, chosen at attach
   std::unique_ptr<commit::RowTransaction> rows_;
   bool wrote_ = false;
 };
@@ -60,7 +61,7 @@ class MoraineTransaction : public duckdb::Transaction {
 class MoraineTransactionManager : public duckdb::TransactionManager {
  public:
   MoraineTransactionManager(duckdb::AttachedDatabase& attached,
-                            std::shared_ptr<store::KvStore> store);
+                            std::shared_ptr<store::KvStore> store, catalog::CatalogVersion shape);
 
   duckdb::Transaction& StartTransaction(duckdb::ClientContext& context) override;
   duckdb::ErrorData CommitTransaction(duckdb::ClientContext& context,
@@ -72,6 +73,7 @@ class MoraineTransactionManager : public duckdb::TransactionManager {
   void Forget(duckdb::Transaction& transaction);
 
   std::shared_ptr<store::KvStore> store_;
+  catalog::CatalogVersion shape_;  // the catalog's, chosen at attach
   std::mutex mutex_;
   std::unordered_map<duckdb::Transaction*, std::unique_ptr<MoraineTransaction>> transactions_;
 };

@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 
+#include "commit/catalog_version_raise.h"
 #include "commit/store_format.h"
 #include "duckdb/common/exception.hpp"
 #include "duckdb/main/attached_database.hpp"
@@ -89,18 +90,21 @@ duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
     duckdb::AttachOptions& options) {
   const bool read_only = options.access_mode == duckdb::AccessMode::READ_ONLY;
   auto store = StoreRegistry::Instance().Open(info.path, read_only);
+  catalog::CatalogVersion shape;
   try {
     commit::RequireCurrentStoreFormat(*store);
+    shape = commit::ServedCatalogVersion(store);
   } catch (const store::Error& error) {
     ThrowAsDuckDB(error);
   }
-  return duckdb::make_uniq<MoraineCatalog>(db, std::move(store));
+  return duckdb::make_uniq<MoraineCatalog>(db, std::move(store), shape);
 }
 
 duckdb::unique_ptr<duckdb::TransactionManager> CreateTransactionManager(
     duckdb::optional_ptr<duckdb::StorageExtensionInfo>, duckdb::AttachedDatabase& db,
     duckdb::Catalog& catalog) {
-  return duckdb::make_uniq<MoraineTransactionManager>(db, catalog.Cast<MoraineCatalog>().store());
+  auto& moraine = catalog.Cast<MoraineCatalog>();
+  return duckdb::make_uniq<MoraineTransactionManager>(db, moraine.store(), moraine.shape());
 }
 
 }  // namespace

@@ -69,6 +69,7 @@ enum class Kind : uint8_t {
   kNameMapping = 0x36,         // (mapping_id, column_id)
   kMacroImpl = 0x37,           // (macro_id, impl_id)
   kMacroParameter = 0x38,      // (macro_id, impl_id, column_id)
+  kViewColumnTag = 0x39,       // (view_id); container, unversioned (catalog version 1.1)
 
   // schema_version subspace.
   kSchemaVersion = 0x40,  // (table_id, begin_snapshot)
@@ -98,7 +99,7 @@ struct KindInfo {
   bool versioned;     // ended versions move to history (arity + 1 there)
 };
 
-inline constexpr std::array<KindInfo, 36> kKindTable = {{
+inline constexpr std::array<KindInfo, 37> kKindTable = {{
     {Kind::kFormat, "format", Subspace::kSystem, 0, false, false},
     {Kind::kHead, "head", Subspace::kSystem, 0, false, false},
     {Kind::kMigration, "migration", Subspace::kSystem, 0, false, false},
@@ -130,6 +131,7 @@ inline constexpr std::array<KindInfo, 36> kKindTable = {{
     {Kind::kNameMapping, "name_mapping", Subspace::kCurrent, 2, false, false},
     {Kind::kMacroImpl, "macro_impl", Subspace::kCurrent, 2, false, false},
     {Kind::kMacroParameter, "macro_parameter", Subspace::kCurrent, 3, false, false},
+    {Kind::kViewColumnTag, "view_column_tag", Subspace::kCurrent, 1, false, false},
     {Kind::kSchemaVersion, "schema_version", Subspace::kSchemaVersion, 2, true, false},
     {Kind::kInlinedRow, "inlined_row", Subspace::kInlineData, 4, true, false},
     {Kind::kInlinedTableShape, "inlined_table_shape", Subspace::kInlineData, 2, true, false},

@@ -77,6 +77,8 @@ const google::protobuf::Message& RecordPrototype(Kind kind) {
       return v1::MacroImplRecord::default_instance();
     case Kind::kMacroParameter:
       return v1::MacroParameterRecord::default_instance();
+    case Kind::kViewColumnTag:
+      return v1::ViewColumnTagRecord::default_instance();
     case Kind::kChangelog:
       return v1::ChangelogRecord::default_instance();
   }

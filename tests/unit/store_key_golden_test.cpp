@@ -83,6 +83,7 @@ const std::vector<Golden> kCurrentGoldens = {
     {Kind::kMacroParameter,
      {0x102030405060708ull, 0x2aull, 0x3ull},
      "03380102030405060708000000000000002a0000000000000003"},
+    {Kind::kViewColumnTag, {0x102030405060708ull}, "03390102030405060708"},
     {Kind::kInlinedTableShape,
      {0x102030405060708ull, 0x2aull},
      "05510102030405060708000000000000002a"},

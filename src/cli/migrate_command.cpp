@@ -1,0 +1,18 @@
+#include "cli/migrate_command.h"
+
+#include "commit/store_format.h"
+
+namespace moraine::cli {
+
+int RunMigrate(const std::string& path, std::ostream& out) {
+  const commit::MigrationReport report = commit::MigrateStore(path);
+  if (report.migrated()) {
+    out << "migrated " << path << " from store format " << report.from << " to " << report.to
+        << "\n";
+  } else {
+    out << path << " is already at store format " << report.to << "; nothing to do\n";
+  }
+  return 0;
+}
+
+}  // namespace moraine::cli
