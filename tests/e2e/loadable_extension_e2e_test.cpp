@@ -40,6 +40,10 @@ TEST(LoadableExtension, LoadsIntoAPlainDuckDBAndServesALake) {
   auto refused = connection.Query(migrate);
   ASSERT_TRUE(refused->HasError());
   EXPECT_NE(refused->GetError().find("already open"), std::string::npos) << refused->GetError();
+  auto raise = MustQuery(connection,
+                        "SELECT * FROM moraine_raise_catalog_version('lake', dry_run => true)");
+  EXPECT_EQ(raise->GetValue(0, 0).ToString(), "1.0");
+  EXPECT_EQ(raise->GetValue(1, 0).ToString(), "1.1");
   MustQuery(connection, "DETACH lake");
   auto current = MustQuery(connection, migrate);
   EXPECT_EQ(current->GetValue(0, 0).ToString(), "1");
