@@ -239,7 +239,57 @@ class Generator {
     }
     if (roll < 92) return "CALL ducklake_cleanup_old_files('LAKE', cleanup_all => true)";
     if (roll < 94) return Comment();
-    return InsertSmall();
+    if (roll < 96) return ViewChange();
+    if (roll < 98) return MacroChange();
+    return PartitionChange();
+  }
+
+  // Views select constants only: the harness reads tables, and a view over a
+  // table column would break on a later drop or rename for reasons of its own.
+  std::optional<std::string> ViewChange() {
+    snapshots_++;
+    const uint64_t roll = Pick(10);
+    if (views_.empty() || roll < 4) {
+      views_.push_back("LAKE." + PickOf(schemas_) + "." + Fresh("v"));
+      return "CREATE VIEW " + views_.back() + " AS SELECT " + std::to_string(Pick(100)) +
+             " AS a, 'x" + std::to_string(Pick(100)) + "' AS b";
+    }
+    std::string& view = PickOf(views_);
+    if (roll < 6) {
+      return "CREATE OR REPLACE VIEW " + view + " AS SELECT " + std::to_string(Pick(100)) +
+             " AS a";
+    }
+    if (roll < 8) return "COMMENT ON VIEW " + view + " IS 'view " + std::to_string(Pick(100)) + "'";
+    const std::string sql = "DROP VIEW " + view;
+    views_.erase(std::find(views_.begin(), views_.end(), view));
+    return sql;
+  }
+
+  std::optional<std::string> MacroChange() {
+    snapshots_++;
+    if (macros_.empty() || Chance(60)) {
+      macros_.push_back("LAKE." + PickOf(schemas_) + "." + Fresh("m"));
+      if (Chance(50)) {
+        return "CREATE MACRO " + macros_.back() + "(a, b := " + std::to_string(Pick(10)) +
+               ") AS a * " + std::to_string(1 + Pick(5)) + " + b";
+      }
+      return "CREATE MACRO " + macros_.back() + "(n) AS TABLE SELECT range AS i FROM range(n)";
+    }
+    const size_t index = Pick(macros_.size());
+    const std::string sql = "DROP MACRO " + macros_[index];
+    macros_.erase(macros_.begin() + static_cast<std::ptrdiff_t>(index));
+    return sql;
+  }
+
+  // bucket() keeps the number of files an insert writes small; id never
+  // changes type and is never dropped.
+  std::optional<std::string> PartitionChange() {
+    Table* table = RandomTable();
+    if (!table) return std::nullopt;
+    snapshots_++;
+    if (Chance(30)) return "ALTER TABLE " + Name(*table) + " RESET PARTITIONED BY";
+    return "ALTER TABLE " + Name(*table) + " SET PARTITIONED BY (bucket(" +
+           std::to_string(2 + Pick(3)) + ", id))";
   }
 
   std::optional<std::string> CreateSchema() {
@@ -525,6 +575,8 @@ class Generator {
   std::vector<Table> tables_;
   std::vector<std::string> dropped_;
   std::vector<std::string> dropped_columns_;
+  std::vector<std::string> views_;   // qualified names
+  std::vector<std::string> macros_;  // qualified names
 };
 
 }  // namespace

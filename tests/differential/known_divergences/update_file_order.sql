@@ -1,4 +1,4 @@
--- moraine differential: minimal reproducer of random seed 1001 (40 statements)
+-- moraine differential: minimal reproducer of random seed 1001 (40 statements); DuckLake's own nondeterminism, see README.md
 CREATE TABLE LAKE.main.t1 (id INTEGER, c2 SMALLINT, c3 FLOAT, c4 TINYINT, c5 INTEGER);
 INSERT INTO LAKE.main.t1 (id, c2, c3, c4, c5) SELECT i::INTEGER, CASE WHEN (i + 0) % 5 = 0 THEN NULL ELSE (((i) * 131 + 6) % 30000)::SMALLINT END, CASE WHEN (i + 1) % 5 = 0 THEN NULL ELSE (((i) + 7) / 4)::FLOAT END, CASE WHEN (i + 2) % 5 = 0 THEN NULL ELSE (((i) * 7 + 8) % 100)::TINYINT END, CASE WHEN (i + 3) % 5 = 0 THEN NULL ELSE ((i) * 100003 + 9)::INTEGER END FROM range(1, 180) r(i);
 ALTER TABLE LAKE.main.t1 ALTER COLUMN c5 SET TYPE BIGINT;
