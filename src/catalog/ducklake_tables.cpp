@@ -239,8 +239,11 @@ std::vector<CatalogTable> BuildCatalogTablesV1_0() {
   return tables;
 }
 
-// What catalog version 1.1 adds to 1.0 (RFC 0012). DuckLake adds columns with
-// ALTER TABLE ... ADD COLUMN, so they come last; all are nullable.
+// What catalog version 1.1 adds to 1.0 (RFC 0012). row_group_count and
+// ducklake_view_column_tag are as DuckLake's later MigrateV10 creates them
+// (upstream, after the pin); the is_exact flags and parent_schema_id are as
+// the RFC lists them. DuckLake adds columns with ALTER TABLE ... ADD COLUMN,
+// so they come last; all are nullable.
 std::vector<CatalogTable> BuildCatalogTablesV1_1() {
   std::vector<CatalogTable> tables = BuildCatalogTablesV1_0();
   auto append = [&](std::string_view table_name, std::initializer_list<ColumnSpec> columns) {

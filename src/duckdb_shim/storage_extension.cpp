@@ -90,7 +90,7 @@ duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
     duckdb::AttachOptions& options) {
   const bool read_only = options.access_mode == duckdb::AccessMode::READ_ONLY;
   auto store = StoreRegistry::Instance().Open(info.path, read_only);
-  catalog::CatalogVersion shape;
+  catalog::CatalogVersion shape = catalog::CatalogVersion::kV1_0;
   try {
     commit::RequireCurrentStoreFormat(*store);
     shape = commit::ServedCatalogVersion(store);
