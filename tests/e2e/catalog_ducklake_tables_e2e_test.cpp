@@ -19,6 +19,7 @@
 #include "catalog/ducklake_tables.h"
 #include "duckdb.hpp"
 #include "duckdb_shim/host.h"
+#include "support/must_query.h"
 #include "support/temp_dir.h"
 
 namespace moraine {
@@ -31,12 +32,7 @@ using catalog::TableColumn;
 // DuckLake's catalog file attached directly, once DuckLake let go of it.
 constexpr const char* kCatalogFile = "meta";
 
-std::unique_ptr<duckdb::MaterializedQueryResult> MustQuery(duckdb::Connection& connection,
-                                                           const std::string& sql) {
-  auto result = connection.Query(sql);
-  EXPECT_FALSE(result->HasError()) << sql << ": " << result->GetError();
-  return result;
-}
+using test::MustQuery;
 
 // (column name, DuckDB type name, nullable) in ordinal order.
 using ColumnShape = std::tuple<std::string, std::string, bool>;

@@ -6,18 +6,13 @@
 #include <string>
 
 #include "support/ducklake_session.h"
-#include "support/temp_dir.h"
+#include "support/moraine_lake_test.h"
 
 namespace moraine {
 namespace {
 
-class CatalogVersionE2e : public ::testing::Test {
+class CatalogVersionE2e : public test::MoraineLakeTest {
  protected:
-  std::string Store() const { return dir_.path("lake.moraine"); }
-  std::string AttachLake(const std::string& options = "") const {
-    return "ATTACH 'ducklake:moraine:" + Store() + "' AS lake (DATA_PATH '" + dir_.path("files") +
-           "/'" + options + ")";
-  }
   std::string AttachStandalone(const std::string& alias) const {
     return "ATTACH '" + Store() + "' AS " + alias + " (TYPE moraine)";
   }
@@ -56,8 +51,6 @@ class CatalogVersionE2e : public ::testing::Test {
     session.Run("INSERT INTO lake.t VALUES (1), (2)");
     session.Run("CREATE VIEW lake.v AS SELECT i FROM lake.t");
   }
-
-  test::TempDir dir_;
 };
 
 TEST_F(CatalogVersionE2e, DuckLakeCreatesStoresAt1_0AndItsOptionPathCannotMoveTheVersion) {

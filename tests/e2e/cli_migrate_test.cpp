@@ -6,9 +6,8 @@
 #include "catalog/column_def.h"
 #include "commit/catalog.h"
 #include "commit/store_format.h"
-#include "commit/store_records.h"
-#include "store/kv_store.h"
 #include "support/run_process.h"
+#include "support/store_format_record.h"
 #include "support/temp_dir.h"
 
 namespace moraine {
@@ -26,13 +25,7 @@ TEST(CliMigrate, UpgradesAStoreThatPredatesTheFormatRecordOnceAndForAll) {
   commit::Catalog::Open({.location = store})->Commit([](commit::Transaction& txn) {
     txn.CreateTable("main", "t", {catalog::ColumnDef::Leaf("a", "int32")});
   });
-  {
-    // What a store written before sys/format existed looks like.
-    auto kv = store::OpenKvStore({.location = store});
-    store::WriteBatch batch;
-    batch.Delete(commit::FormatKey());
-    kv->Write(batch);
-  }
+  test::WriteStoreFormat(store, std::nullopt);  // a store from before sys/format
   auto refused = Moraine("sql -c \"ATTACH '" + store + "' AS m (TYPE moraine)\"");
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_NE(refused.output.find("moraine migrate " + store), std::string::npos) << refused.output;

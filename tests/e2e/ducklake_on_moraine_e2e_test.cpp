@@ -10,13 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "commit/store_records.h"
 #include "duckdb.hpp"
-#include "store/kv_store.h"
-#include "store/records.pb.h"
-#include "store/value_frame.h"
 #include "support/ducklake_session.h"
-#include "support/temp_dir.h"
+#include "support/moraine_lake_test.h"
+#include "support/store_format_record.h"
 
 namespace moraine {
 namespace {
@@ -24,14 +21,8 @@ namespace {
 using test::Rows;
 using Session = test::DuckLakeSession;
 
-class DuckLakeOnMoraine : public ::testing::Test {
+class DuckLakeOnMoraine : public test::MoraineLakeTest {
  protected:
-  std::string Store() const { return dir_.path("store"); }
-  std::string Files() const { return dir_.path("files") + "/"; }
-  std::string AttachLake(const std::string& extra = "") const {
-    return "ATTACH 'ducklake:moraine:" + Store() + "' AS lake (DATA_PATH '" + Files() + "'" +
-           extra + ")";
-  }
   size_t ParquetFiles() const {
     size_t count = 0;
     if (!std::filesystem::exists(Files())) return 0;
@@ -40,8 +31,6 @@ class DuckLakeOnMoraine : public ::testing::Test {
     }
     return count;
   }
-
-  test::TempDir dir_;
 };
 
 TEST_F(DuckLakeOnMoraine, AttachInitializesTheCatalog) {
@@ -193,26 +182,14 @@ TEST_F(DuckLakeOnMoraine, StoresOfAnotherFormatAreRefusedAndOlderOnesMigrate) {
     s.Run("CREATE TABLE lake.orders (id INTEGER)");
     s.Run("INSERT INTO lake.orders VALUES (7)");
   }
-  const auto write_format = [&](std::optional<uint64_t> version) {
-    auto store = store::OpenKvStore({.location = Store()});
-    store::WriteBatch batch;
-    if (version) {
-      store::v1::FormatRecord format;
-      format.set_format_version(*version);
-      batch.Put(commit::FormatKey(), store::FrameValue(store::Kind::kFormat, format));
-    } else {
-      batch.Delete(commit::FormatKey());
-    }
-    store->Write(batch);
-  };
-  write_format(99);
+  test::WriteStoreFormat(Store(), 99);
   {
     Session s;
     auto error = s.Error(AttachLake());
     EXPECT_NE(error.find("format 99"), std::string::npos) << error;
     EXPECT_NE(error.find("format 1"), std::string::npos) << error;
   }
-  write_format(std::nullopt);  // a store from before the format record
+  test::WriteStoreFormat(Store(), std::nullopt);  // a store from before the format record
   Session s;
   auto error = s.Error(AttachLake());
   EXPECT_NE(error.find("moraine_migrate"), std::string::npos) << error;

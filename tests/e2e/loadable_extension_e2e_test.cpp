@@ -3,17 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "duckdb.hpp"
+#include "support/must_query.h"
 #include "support/temp_dir.h"
 
 namespace moraine {
 namespace {
 
-std::unique_ptr<duckdb::MaterializedQueryResult> MustQuery(duckdb::Connection& connection,
-                                                           const std::string& sql) {
-  auto result = connection.Query(sql);
-  EXPECT_FALSE(result->HasError()) << sql << ": " << result->GetError();
-  return result;
-}
+using test::MustQuery;
 
 TEST(LoadableExtension, LoadsIntoAPlainDuckDBAndServesALake) {
   test::TempDir dir;
@@ -40,8 +36,8 @@ TEST(LoadableExtension, LoadsIntoAPlainDuckDBAndServesALake) {
   auto refused = connection.Query(migrate);
   ASSERT_TRUE(refused->HasError());
   EXPECT_NE(refused->GetError().find("already open"), std::string::npos) << refused->GetError();
-  auto raise = MustQuery(connection,
-                        "SELECT * FROM moraine_raise_catalog_version('lake', dry_run => true)");
+  auto raise =
+      MustQuery(connection, "SELECT * FROM moraine_raise_catalog_version('lake', dry_run => true)");
   EXPECT_EQ(raise->GetValue(0, 0).ToString(), "1.0");
   EXPECT_EQ(raise->GetValue(1, 0).ToString(), "1.1");
   MustQuery(connection, "DETACH lake");

@@ -6,17 +6,13 @@
 
 #include "duckdb.hpp"
 #include "duckdb_shim/host.h"
+#include "support/must_query.h"
 #include "support/temp_dir.h"
 
 namespace moraine {
 namespace {
 
-std::unique_ptr<duckdb::MaterializedQueryResult> MustQuery(duckdb::Connection& connection,
-                                                           const std::string& sql) {
-  auto result = connection.Query(sql);
-  EXPECT_FALSE(result->HasError()) << sql << ": " << result->GetError();
-  return result;
-}
+using test::MustQuery;
 
 TEST(StackSmoke, DuckLakeOnStockCatalogEvolvesAndTimeTravels) {
   test::TempDir dir;

@@ -6,26 +6,19 @@
 #include "store/key_range.h"
 #include "store/kv_store.h"
 #include "support/ducklake_session.h"
+#include "support/moraine_lake_test.h"
 #include "support/run_process.h"
-#include "support/temp_dir.h"
 
 namespace moraine {
 namespace {
 
 const std::string kMoraine = MORAINE_EXECUTABLE;
 
-class StoreGuard : public ::testing::Test {
+class StoreGuard : public test::MoraineLakeTest {
  protected:
-  std::string Store() const { return dir_.path("lake.moraine"); }
-  std::string AttachLake(const std::string& options = "") const {
-    return "ATTACH 'ducklake:moraine:" + Store() + "' AS lake (DATA_PATH '" + dir_.path("files") +
-           "/'" + options + ")";
-  }
   test::ProcessResult MoraineSql(const std::string& sql) const {
     return test::RunCommand(kMoraine + " sql --csv -c \"" + sql + "\" 2>&1");
   }
-
-  test::TempDir dir_;
 };
 
 TEST_F(StoreGuard, ReadersInOtherProcessesSeeTheWritersCommitsAndWritersAreRefused) {

@@ -7,6 +7,7 @@
 #include "catalog/ducklake_tables.h"
 #include "commit/row_transaction.h"
 #include "store/error.h"
+#include "support/staged_rows.h"
 #include "support/temp_dir.h"
 
 namespace moraine {
@@ -20,7 +21,9 @@ using commit::RowHandle;
 using commit::RowTransaction;
 using commit::TableSpec;
 
-const Cell kNull = std::monostate{};
+using test::ColumnRow;
+using test::InitializeLikeDuckLake;
+using test::kNull;
 
 std::vector<Row> Rows(RowTransaction& txn, std::string_view table,
                       const std::vector<ColumnBound>& bounds = {}) {
@@ -39,42 +42,8 @@ RowHandle HandleOf(RowTransaction& txn, std::string_view table, size_t column, c
   return found.value_or(0);
 }
 
-// What DuckLake writes when it initializes a fresh catalog.
-void InitializeLikeDuckLake(RowTransaction& txn) {
-  for (const auto& table : catalog::CatalogTablesV1_0()) {
-    TableSpec spec{std::string(table.name), {}, {}};
-    for (const auto& column : table.columns) {
-      spec.columns.push_back(
-          {std::string(column.name), std::string(catalog::CellTypeName(column.type)), true});
-    }
-    txn.CreateTable(spec);
-  }
-  txn.Insert("ducklake_snapshot",
-             {int64_t{0}, int64_t{1700000000000000}, int64_t{0}, int64_t{1}, int64_t{0}});
-  txn.Insert("ducklake_snapshot_changes",
-             {int64_t{0}, std::string("created_schema:\"main\""), kNull, kNull, kNull});
-  txn.Insert("ducklake_metadata", {std::string("version"), std::string("1.0"), kNull, kNull});
-}
-
 Row MacroRow(int64_t macro_id, int64_t begin, Cell end = kNull) {
   return {int64_t{0}, macro_id, std::string("simple"), begin, end};
-}
-
-Row ColumnRow(int64_t table_id, int64_t column_id, const std::string& name, int64_t begin,
-              Cell end = kNull) {
-  return {column_id,
-          begin,
-          end,
-          table_id,
-          column_id,
-          name,
-          std::string("int32"),
-          kNull,
-          std::string("NULL"),
-          true,
-          kNull,
-          std::string("literal"),
-          std::string("duckdb")};
 }
 
 class RowTransactionSchema : public ::testing::Test {

@@ -11,6 +11,7 @@
 #include "store/error.h"
 #include "store/key.h"
 #include "store/key_range.h"
+#include "support/staged_rows.h"
 #include "support/temp_dir.h"
 
 namespace moraine {
@@ -25,7 +26,8 @@ using commit::RowHandle;
 using commit::RowTransaction;
 using commit::TableSpec;
 
-const Cell kNull = std::monostate{};
+using test::ColumnRow;
+using test::kNull;
 
 std::vector<std::pair<RowHandle, Row>> ScanAll(RowTransaction& txn, std::string_view table,
                                                const std::vector<ColumnBound>& bounds = {}) {
@@ -49,38 +51,10 @@ size_t KeysIn(store::KvStore& store, store::Subspace subspace, store::Kind kind)
   return count;
 }
 
-Row ColumnRow(int64_t table_id, int64_t column_id, const std::string& name, int64_t begin,
-              Cell end = kNull) {
-  return {column_id,
-          begin,
-          end,
-          table_id,
-          column_id,
-          name,
-          std::string("int32"),
-          kNull,
-          std::string("NULL"),
-          true,
-          kNull,
-          std::string("literal"),
-          std::string("duckdb")};
-}
-
-// What DuckLake writes when it initializes a fresh catalog.
-void InitializeLikeDuckLake(RowTransaction& txn) {
-  for (const auto& table : catalog::CatalogTablesV1_0()) {
-    TableSpec spec{std::string(table.name), {}, {}};
-    for (const auto& column : table.columns) {
-      spec.columns.push_back(
-          {std::string(column.name), std::string(catalog::CellTypeName(column.type)), true});
-    }
-    txn.CreateTable(spec);
-  }
-  txn.Insert("ducklake_snapshot",
-             {int64_t{0}, int64_t{1700000000000000}, int64_t{0}, int64_t{1}, int64_t{0}});
-  txn.Insert("ducklake_snapshot_changes",
-             {int64_t{0}, std::string("created_schema:\"main\""), kNull, kNull, kNull});
-  txn.Insert("ducklake_metadata", {std::string("version"), std::string("1.0"), kNull, kNull});
+// What DuckLake writes when it initializes a fresh catalog, plus its data
+// path and the main schema.
+void InitializeWithMainSchema(RowTransaction& txn) {
+  test::InitializeLikeDuckLake(txn);
   txn.Insert("ducklake_metadata",
              {std::string("data_path"), std::string("/lake/files/"), kNull, kNull});
   txn.Insert("ducklake_schema",
@@ -93,7 +67,7 @@ class RowTransactionTest : public ::testing::Test {
   void SetUp() override {
     store_ = store::OpenKvStore({.location = dir_.path("lake.moraine")});
     auto init = Begin();
-    InitializeLikeDuckLake(*init);
+    InitializeWithMainSchema(*init);
     init->Commit();
   }
 
@@ -109,7 +83,7 @@ TEST(RowTransactionFresh, AnUninitializedStoreHasNoTablesUntilDuckLakeCreatesThe
   EXPECT_FALSE(txn->FindTable("ducklake_metadata"));
   EXPECT_TRUE(txn->TableNames().empty());
   EXPECT_THROW(Rows(*txn, "ducklake_metadata"), store::NotFoundError);
-  InitializeLikeDuckLake(*txn);
+  InitializeWithMainSchema(*txn);
   txn->Commit();
 
   auto next = BeginRowTransaction(store);
@@ -255,9 +229,9 @@ TEST_F(RowTransactionTest, TheCatalogVersionOptionIsReserved) {
   raised[1] = std::string("1.1");
   EXPECT_THROW(txn->Update("ducklake_metadata", version->first, raised), store::ConstraintError);
   EXPECT_THROW(txn->Delete("ducklake_metadata", version->first), store::ConstraintError);
-  EXPECT_THROW(txn->Insert("ducklake_metadata",
-                           {std::string("version"), std::string("2.0"), kNull, kNull}),
-               store::ConstraintError);
+  EXPECT_THROW(
+      txn->Insert("ducklake_metadata", {std::string("version"), std::string("2.0"), kNull, kNull}),
+      store::ConstraintError);
   // A table-scoped option of that name is just an option.
   txn->Insert("ducklake_metadata",
               {std::string("version"), std::string("x"), std::string("table"), int64_t{3}});

@@ -9,10 +9,8 @@
 #include "catalog/row_mapping.h"
 #include "commit/catalog.h"
 #include "commit/row_transaction.h"
-#include "commit/store_records.h"
 #include "store/error.h"
-#include "store/records.pb.h"
-#include "store/value_frame.h"
+#include "support/store_format_record.h"
 #include "support/temp_dir.h"
 
 namespace moraine {
@@ -33,20 +31,6 @@ std::map<std::string, std::vector<catalog::Row>> DumpCatalog(const std::string& 
               [&](commit::RowHandle, const catalog::Row& row) { rows.push_back(row); });
   }
   return dump;
-}
-
-void WriteFormat(const std::string& location, std::optional<uint64_t> version) {
-  auto store = store::OpenKvStore({.location = location});
-  store::WriteBatch batch;
-  if (version) {
-    store::v1::FormatRecord format;
-    format.set_format_version(*version);
-    format.set_written_by("moraine test");
-    batch.Put(commit::FormatKey(), store::FrameValue(store::Kind::kFormat, format));
-  } else {
-    batch.Delete(commit::FormatKey());
-  }
-  store->Write(batch);
 }
 
 class StoreFormatTest : public ::testing::Test {
@@ -72,7 +56,7 @@ TEST_F(StoreFormatTest, ANewStoreIsWrittenInThisBuildsFormat) {
 }
 
 TEST_F(StoreFormatTest, ANewerStoreIsRefusedNamingBothVersions) {
-  WriteFormat(location_, commit::kStoreFormatVersion + 1);
+  test::WriteStoreFormat(location_, commit::kStoreFormatVersion + 1);
   try {
     commit::Catalog::Open({.location = location_});
     FAIL() << "a newer store must be refused";
@@ -90,7 +74,7 @@ TEST_F(StoreFormatTest, ANewerStoreIsRefusedNamingBothVersions) {
 
 TEST_F(StoreFormatTest, AStoreThatPredatesTheFormatRecordMigratesWithoutLosingARow) {
   const auto before = DumpCatalog(location_);
-  WriteFormat(location_, std::nullopt);  // what a format-0 store looks like
+  test::WriteStoreFormat(location_, std::nullopt);  // what a format-0 store looks like
   try {
     commit::Catalog::Open({.location = location_});
     FAIL() << "a format-0 store must ask for a migration";

@@ -1,0 +1,27 @@
+// A test with a temporary directory holding one moraine store and the data
+// files of the DuckLake lake on it, attached as `lake`.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "support/temp_dir.h"
+
+namespace moraine::test {
+
+class MoraineLakeTest : public ::testing::Test {
+ protected:
+  std::string Store() const { return dir_.path("lake.moraine"); }
+  std::string Files() const { return dir_.path("files") + "/"; }
+  // ATTACH of the lake on the store; `options` continues the option list
+  // (", READ_ONLY").
+  std::string AttachLake(const std::string& options = "") const {
+    return "ATTACH 'ducklake:moraine:" + Store() + "' AS lake (DATA_PATH '" + Files() + "'" +
+           options + ")";
+  }
+
+  TempDir dir_;
+};
+
+}  // namespace moraine::test

@@ -1,0 +1,53 @@
+// Rows the way DuckLake writes them through the staged-row path, shared by
+// the RowTransaction tests: the catalog DuckLake initializes, and a
+// ducklake_column row.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "catalog/ducklake_tables.h"
+#include "catalog/row.h"
+#include "commit/row_transaction.h"
+
+namespace moraine::test {
+
+inline const catalog::Cell kNull = std::monostate{};
+
+// What DuckLake writes when it initializes a fresh catalog: the 28 tables,
+// snapshot 0 and the version option.
+inline void InitializeLikeDuckLake(commit::RowTransaction& txn) {
+  for (const auto& table : catalog::CatalogTablesV1_0()) {
+    commit::TableSpec spec{std::string(table.name), {}, {}};
+    for (const auto& column : table.columns) {
+      spec.columns.push_back(
+          {std::string(column.name), std::string(catalog::CellTypeName(column.type)), true});
+    }
+    txn.CreateTable(spec);
+  }
+  txn.Insert("ducklake_snapshot",
+             {int64_t{0}, int64_t{1700000000000000}, int64_t{0}, int64_t{1}, int64_t{0}});
+  txn.Insert("ducklake_snapshot_changes",
+             {int64_t{0}, std::string("created_schema:\"main\""), kNull, kNull, kNull});
+  txn.Insert("ducklake_metadata", {std::string("version"), std::string("1.0"), kNull, kNull});
+}
+
+// A ducklake_column row of an int32 column whose column_order is its id.
+inline catalog::Row ColumnRow(int64_t table_id, int64_t column_id, const std::string& name,
+                              int64_t begin, catalog::Cell end = kNull) {
+  return {column_id,
+          begin,
+          end,
+          table_id,
+          column_id,
+          name,
+          std::string("int32"),
+          kNull,
+          std::string("NULL"),
+          true,
+          kNull,
+          std::string("literal"),
+          std::string("duckdb")};
+}
+
+}  // namespace moraine::test
