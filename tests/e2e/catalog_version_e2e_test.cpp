@@ -196,6 +196,12 @@ TEST_F(CatalogVersionE2e, ARaiseNeedsAnAttachedLakeOnMoraine) {
   EXPECT_NE(error.find("not an attached lake on moraine"), std::string::npos) << error;
   error = session.Error("SELECT * FROM moraine_raise_catalog_version(NULL)");
   EXPECT_NE(error.find("not NULL"), std::string::npos) << error;
+  // A moraine store DuckLake never initialized has no catalog version yet.
+  session.Run("ATTACH 'memory://' AS empty (TYPE moraine)");
+  error = session.Error(Raise("empty", ", dry_run => true"));
+  EXPECT_NE(error.find("holds no DuckLake catalog yet"), std::string::npos) << error;
+  error = session.Error(Raise("empty", ", dry_run => NULL"));
+  EXPECT_NE(error.find("dry_run cannot be NULL"), std::string::npos) << error;
 }
 
 }  // namespace
