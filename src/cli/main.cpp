@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/migrate_command.h"
+#include "cli/repair_command.h"
 #include "cli/sql_command.h"
 #include "cli/sqllogictest_runner.h"
 #include "cli/tour.h"
@@ -47,10 +48,16 @@ int main(int argc, char** argv) {
       "migrate", "upgrade a store written in an older store format in place (idempotent)");
   migrate->add_option("PATH", migrate_path, "the store directory")->required();
 
+  std::string repair_path;
+  auto* repair = app.add_subcommand(
+      "repair", "rebuild a damaged store's manifest from the files that still read (offline)");
+  repair->add_option("PATH", repair_path, "the store directory")->required();
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (*tour) return moraine::cli::RunTour(tour_dir);
     if (*migrate) return moraine::cli::RunMigrate(migrate_path, std::cout);
+    if (*repair) return moraine::cli::RunRepair(repair_path, std::cout);
     if (*sql) {
       if (csv) sql_options.format = moraine::cli::OutputFormat::kCsv;
       if (json) sql_options.format = moraine::cli::OutputFormat::kJson;

@@ -31,9 +31,11 @@ bool RunStatements(duckdb::Connection& connection, const std::string& sql, Outpu
     }
     if (result->properties.return_type == duckdb::StatementReturnType::QUERY_RESULT) {
       PrintResult(*result, *connection.context, format, std::cout);
+      // Each result reaches a pipe as soon as its statement is done, so that
+      // what a session printed before it was killed is not lost with it.
+      std::cout.flush();
     }
   }
-  std::cout.flush();
   return true;
 }
 

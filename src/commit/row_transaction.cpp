@@ -22,8 +22,7 @@ using store::Kind;
 namespace {
 
 constexpr const char* kLostRace =
-    "moraine: commit conflict: another transaction committed to this catalog since this one "
-    "began";
+    "commit conflict: another transaction committed to this catalog since this one began";
 
 TableSpec SpecOf(const catalog::CatalogTable& table) {
   TableSpec spec{std::string(table.name), {}, {}};
@@ -521,8 +520,8 @@ class StoreRowTransaction final : public RowTransaction {
         if (existing && !SnapshotRowAbsent(mapping, *existing)) {
           // Two writers took the same next snapshot id: a lost race DuckLake retries.
           if (mapping.shape() == RowShape::kSnapshotRow) {
-            throw store::ConflictError("moraine: commit conflict: snapshot " +
-                                       std::to_string(snapshot_id) + " already exists");
+            throw store::ConflictError("commit conflict: snapshot " + std::to_string(snapshot_id) +
+                                       " already exists");
           }
           throw DuplicateRow(mapping.table().name);
         }

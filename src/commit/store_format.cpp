@@ -3,6 +3,7 @@
 #include "commit/store_records.h"
 #include "store/error.h"
 #include "store/key.h"
+#include "store/key_range.h"
 #include "store/records.pb.h"
 #include "store/value_frame.h"
 
@@ -38,7 +39,18 @@ void RequireCurrentStoreFormat(store::KvStore& store) {
                                          MigrateHint(location));
   }
   const auto format = ReadStoreFormat(*snapshot);
-  if (!format || *format == kStoreFormatVersion) return;
+  if (!format) {
+    // No format and no head: a new store DuckLake has yet to initialize, which
+    // holds nothing at all. Anything else is some other program's database.
+    if (snapshot->Scan(store::KeyRange{})->Valid()) {
+      throw store::InvalidArgumentError(
+          "'" + location +
+          "' is not a moraine store: it is a key-value database without moraine's format "
+          "record and catalog head");
+    }
+    return;
+  }
+  if (*format == kStoreFormatVersion) return;
   if (*format > kStoreFormatVersion) {
     throw store::UnsupportedVersionError(
         "store '" + location + "' has format " + std::to_string(*format) + ", newer than format " +

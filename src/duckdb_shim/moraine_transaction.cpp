@@ -1,29 +1,8 @@
 #include "duckdb_shim/moraine_transaction.h"
 
 #include "duckdb/common/exception.hpp"
-#include "duckdb/common/exception/transaction_exception.hpp"
 
 namespace moraine::duckdb_shim {
-
-void ThrowAsDuckDB(const store::Error& error) {
-  const std::string message = error.what();
-  switch (error.code()) {
-    case store::ErrorCode::kConflict:
-      // DuckLake retries a commit whose error message contains "conflict".
-      throw duckdb::TransactionException("moraine: conflict: %s", message);
-    case store::ErrorCode::kConstraint:
-      throw duckdb::ConstraintException("moraine: %s", message);
-    case store::ErrorCode::kInvalidArgument:
-      throw duckdb::InvalidInputException("moraine: %s", message);
-    case store::ErrorCode::kNotFound:
-      throw duckdb::CatalogException("moraine: %s", message);
-    case store::ErrorCode::kReadOnly:
-      throw duckdb::PermissionException("moraine: %s", message);
-    default:
-      throw duckdb::IOException("moraine: store error (%s): %s",
-                                std::string(store::ErrorCodeName(error.code())), message);
-  }
-}
 
 MoraineTransaction::MoraineTransaction(duckdb::TransactionManager& owner,
                                        duckdb::ClientContext& client,
@@ -58,16 +37,10 @@ duckdb::ErrorData MoraineTransaction::Commit() {
       rows->Rollback();
     }
     return duckdb::ErrorData();
-  } catch (const store::ConflictError& error) {
-    return duckdb::ErrorData(
-        duckdb::TransactionException("moraine: commit conflict: %s", std::string(error.what())));
   } catch (const store::Error& error) {
-    return duckdb::ErrorData(duckdb::IOException("moraine: commit failed (%s): %s",
-                                                 std::string(store::ErrorCodeName(error.code())),
-                                                 std::string(error.what())));
+    return AsDuckDBError(error);
   } catch (const std::exception& error) {
-    return duckdb::ErrorData(
-        duckdb::IOException("moraine: commit failed: %s", std::string(error.what())));
+    return duckdb::ErrorData(error);
   }
 }
 

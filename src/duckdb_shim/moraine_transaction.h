@@ -10,15 +10,11 @@
 #include "commit/row_transaction.h"
 #include "duckdb/transaction/transaction.hpp"
 #include "duckdb/transaction/transaction_manager.hpp"
+#include "duckdb_shim/error_translation.h"
 #include "store/error.h"
 #include "store/kv_store.h"
 
 namespace moraine::duckdb_shim {
-
-// Rethrows a store error as the DuckDB exception of matching meaning, so that
-// DuckLake sees the error types it branches on (a conflict must read
-// "conflict", a missing table must be a CatalogException).
-[[noreturn]] void ThrowAsDuckDB(const store::Error& error);
 
 class MoraineTransaction : public duckdb::Transaction {
  public:

@@ -20,6 +20,7 @@ namespace moraine::duckdb_shim {
 namespace {
 
 constexpr std::string_view kMemoryScheme = "memory://";
+constexpr std::string_view kPathPrefix = "moraine:";
 
 // One open store per location per process. The same store is routinely
 // attached more than once (DuckLake's ATTACH OR REPLACE, two lakes on one
@@ -35,7 +36,7 @@ class StoreRegistry {
   }
 
   std::shared_ptr<store::KvStore> Open(const std::string& path, bool read_only) {
-    const auto location = Canonical(path, read_only);
+    const auto location = Canonical(path);
     // A private in-memory store is, by definition, never shared.
     if (location == kMemoryScheme) return Opened(location, read_only);
     std::lock_guard<std::mutex> lock(mutex_);
@@ -58,17 +59,12 @@ class StoreRegistry {
     std::weak_ptr<store::KvStore> read_only;
   };
 
-  static std::string Canonical(const std::string& path, bool read_only) {
+  // The store layer decides whether the location may be created (only when
+  // absent or empty); here the path only names one entry per store.
+  static std::string Canonical(const std::string& path) {
     if (path.starts_with(kMemoryScheme)) return path;
-    if (path.empty()) throw duckdb::InvalidInputException("moraine: ATTACH needs a store path");
-    std::filesystem::path directory(path);
-    std::error_code error;
-    if (!read_only) std::filesystem::create_directories(directory, error);
-    if (error) {
-      throw duckdb::IOException("moraine: cannot create store directory '%s': %s", path,
-                                error.message());
-    }
-    return std::filesystem::weakly_canonical(std::filesystem::absolute(directory)).string();
+    if (path.empty()) throw duckdb::InvalidInputException("ATTACH of a moraine store needs a path");
+    return std::filesystem::weakly_canonical(std::filesystem::absolute(path)).string();
   }
 
   static std::shared_ptr<store::KvStore> Opened(const std::string& location, bool read_only) {
@@ -89,7 +85,11 @@ duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
     duckdb::AttachedDatabase& db, const duckdb::string&, duckdb::AttachInfo& info,
     duckdb::AttachOptions& options) {
   const bool read_only = options.access_mode == duckdb::AccessMode::READ_ONLY;
-  auto store = StoreRegistry::Instance().Open(info.path, read_only);
+  // DuckDB strips the "moraine:" of 'moraine:<path>' only when it picks the
+  // storage extension from that prefix, not when TYPE moraine names it too.
+  std::string_view path = info.path;
+  if (path.starts_with(kPathPrefix)) path.remove_prefix(kPathPrefix.size());
+  auto store = StoreRegistry::Instance().Open(std::string(path), read_only);
   catalog::CatalogVersion shape = catalog::CatalogVersion::kV1_0;
   try {
     commit::RequireCurrentStoreFormat(*store);

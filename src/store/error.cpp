@@ -27,6 +27,6 @@ const char* ErrorCodeName(ErrorCode code) {
 }
 
 Error::Error(ErrorCode code, const std::string& message)
-    : std::runtime_error(std::string(ErrorCodeName(code)) + ": " + message), code_(code) {}
+    : std::runtime_error(message), code_(code) {}
 
 }  // namespace moraine::store

@@ -23,6 +23,9 @@ enum class ErrorCode {
 // A stable, human-readable name for an error code ("corruption", ...).
 const char* ErrorCodeName(ErrorCode code);
 
+// what() is the message alone, one sentence saying what happened and what to
+// do; the code is the type. Layers above pass the message on unchanged rather
+// than prefixing their own words to it.
 class Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message);

@@ -2,6 +2,8 @@
 
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
+#include <rocksdb/listener.h>
+#include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 #include <rocksdb/write_batch.h>
 #include <unistd.h>
@@ -9,11 +11,16 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <system_error>
+#include <vector>
 
 #include "store/error.h"
 #include "store/memory_env.h"
+#include "store/rocksdb_info_log.h"
 #include "store/rocksdb_status.h"
+#include "store/store_directory.h"
+#include "store/test_hooks.h"
 
 namespace moraine::store {
 
@@ -103,14 +110,81 @@ class RocksDbSnapshot final : public KvSnapshot {
   const rocksdb::Snapshot* snapshot_;
 };
 
-rocksdb::Options BaseOptions(const KvOptions& options, rocksdb::Env* env) {
+// Turns RocksDB's own recovery from a write error off: it polls for free
+// space in the background and, while it runs, refuses the Resume() that
+// ApplyLocked calls. With it off, recovery happens exactly when the next
+// commit asks for it, and that commit learns whether it worked.
+class ResumeOnNextWrite final : public rocksdb::EventListener {
+ public:
+  void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason, rocksdb::Status,
+                            bool* auto_recovery) override {
+    *auto_recovery = false;
+  }
+};
+
+rocksdb::Options BaseOptions(rocksdb::Env* env, std::shared_ptr<rocksdb::Logger> info_log) {
   rocksdb::Options rocks;
-  rocks.create_if_missing = options.create_if_missing && !options.read_only;
+  rocks.create_if_missing = false;  // creation is decided by Open, never by RocksDB
   rocks.paranoid_checks = true;
+  // Refuse a log record that fails its checksum instead of replaying up to it
+  // and dropping every later, acknowledged commit (RocksDB's default,
+  // point-in-time recovery). Only an incomplete last record is tolerated: it
+  // is a write torn by a crash, and a torn write was never acknowledged,
+  // since every write is synced before it returns.
+  rocks.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
   rocks.keep_log_file_num = 4;
   rocks.max_open_files = -1;  // required by secondary instances; the catalog is small
   if (env != nullptr) rocks.env = env;
+  rocks.info_log = std::move(info_log);
+  rocks.listeners.push_back(std::make_shared<ResumeOnNextWrite>());
   return rocks;
+}
+
+// The info log for a directory store (see RocksDbInfoLog); the default for
+// in-memory ones, which cannot run out of disk.
+std::shared_ptr<rocksdb::Logger> InfoLogFor(rocksdb::Env* memory_env, const std::string& dir) {
+  return memory_env == nullptr ? RocksDbInfoLog::Open(dir) : nullptr;
+}
+
+// Every table file the open version lists must be there, whole. A read-write
+// open checks this itself (paranoid checks); a secondary instance tolerates
+// missing files, since its primary deletes them as it compacts, and would
+// otherwise serve an older catalog than the store holds.
+std::optional<std::string> MissingOrShortTableFile(rocksdb::DB& db, rocksdb::Env& env) {
+  std::vector<rocksdb::LiveFileMetaData> files;
+  db.GetLiveFilesMetaData(&files);
+  for (const auto& file : files) {
+    const std::string path = file.directory + "/" + file.relative_filename;
+    uint64_t size = 0;
+    rocksdb::Status status = env.GetFileSize(path, &size);
+    if (!status.ok()) return "table file " + file.relative_filename + " is missing";
+    if (size != file.size) {
+      return "table file " + file.relative_filename + " has " + std::to_string(size) +
+             " bytes, the store's manifest records " + std::to_string(file.size);
+    }
+  }
+  return std::nullopt;
+}
+
+std::string DamagedStoreMessage(const std::string& location, const std::string& what) {
+  return "moraine store at '" + location +
+         "' is damaged and was not opened (nothing was changed): " + what +
+         ". Restore it from a backup, or salvage what is readable with `moraine repair " +
+         location + "`";
+}
+
+// Throws for a failed open: a lock is the other writer, corruption names the
+// damage and the way out, anything else keeps RocksDB's words.
+void ThrowOpenError(const rocksdb::Status& status, const std::string& location,
+                    std::string_view mode) {
+  if (status.IsIOError() && status.ToString().find("lock") != std::string::npos) {
+    throw StoreLockedError("moraine store at '" + location +
+                           "' is already open read-write (by this or another process); "
+                           "close that handle or open this one read-only");
+  }
+  if (status.IsCorruption())
+    throw CorruptionError(DamagedStoreMessage(location, status.ToString()));
+  ThrowIfError(status, "cannot open moraine store at '" + location + "' " + std::string(mode));
 }
 
 // A scratch directory for a secondary instance's own info log.
@@ -130,18 +204,68 @@ std::string MakeSecondaryDir(rocksdb::Env* memory_env) {
   return pattern;
 }
 
-void OpenSecondaryInto(RocksDbHandle* handle, const KvOptions& options, const std::string& path) {
-  handle->secondary_dir = MakeSecondaryDir(handle->env.get());
-  rocksdb::DB* db = nullptr;
-  ThrowIfError(rocksdb::DB::OpenAsSecondary(BaseOptions(options, handle->env.get()), path,
-                                            handle->secondary_dir, &db),
-               "open " + options.location + " read-only");
-  handle->db.reset(db);
+// Brings a secondary instance up to its primary and checks what it now
+// serves. A file the primary deleted between the catch-up's manifest read and
+// the check is a race, not damage: one more catch-up moves past it.
+void CatchUpAndVerify(RocksDbHandle& handle, const std::string& location) {
+  rocksdb::Env& env = handle.env ? *handle.env : *rocksdb::Env::Default();
+  for (int attempt = 0;; ++attempt) {
+    rocksdb::Status status = handle.db->TryCatchUpWithPrimary();
+    if (status.IsCorruption())
+      throw CorruptionError(DamagedStoreMessage(location, status.ToString()));
+    ThrowIfError(status, "catch up with the writer of '" + location + "'");
+    auto problem = MissingOrShortTableFile(*handle.db, env);
+    if (!problem) return;
+    if (attempt == 1) throw CorruptionError(DamagedStoreMessage(location, *problem));
+  }
 }
 
-bool StoreExists(rocksdb::Env* env, const std::string& path) {
-  if (env != nullptr) return env->FileExists(path + "/CURRENT").ok();
-  return std::filesystem::exists(std::filesystem::path(path) / "CURRENT");
+// A secondary instance serves the newest state whose files it can find and
+// says nothing of the rest, so a read-only open first opens the store the way
+// a writer would check it (every table file there and whole, every log record
+// intact), without taking the lock, and closes that instance again. A live
+// writer may delete a file between the manifest read and the check: a second
+// attempt moves past it.
+void VerifyAsAWriterWould(RocksDbHandle& handle, const KvOptions& options,
+                          const std::string& path) {
+  for (int attempt = 0;; ++attempt) {
+    rocksdb::DB* db = nullptr;
+    rocksdb::Status status = rocksdb::DB::OpenForReadOnly(
+        BaseOptions(handle.env.get(), InfoLogFor(handle.env.get(), handle.secondary_dir)), path,
+        &db);
+    std::unique_ptr<rocksdb::DB> closes(db);
+    if (status.ok()) return;
+    if (attempt == 1 || !status.IsCorruption())
+      ThrowOpenError(status, options.location, "read-only");
+  }
+}
+
+// `verify`: check the store as a writer would first (at Open; the instances
+// GetSnapshot adds later are caught up and checked as every catch-up is).
+void OpenSecondaryInto(RocksDbHandle* handle, const KvOptions& options, const std::string& path,
+                       bool verify) {
+  handle->secondary_dir = MakeSecondaryDir(handle->env.get());
+  if (verify) VerifyAsAWriterWould(*handle, options, path);
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status status = rocksdb::DB::OpenAsSecondary(
+      BaseOptions(handle->env.get(), InfoLogFor(handle->env.get(), handle->secondary_dir)), path,
+      handle->secondary_dir, &db);
+  if (!status.ok()) ThrowOpenError(status, options.location, "read-only");
+  handle->db.reset(db);
+  CatchUpAndVerify(*handle, options.location);
+}
+
+// Removes what a failed creation left: the directory itself if Open made it,
+// else its contents (it was empty before).
+void UndoCreation(const std::string& path, DirectoryState before) {
+  std::error_code ignored;
+  if (before == DirectoryState::kAbsent) {
+    std::filesystem::remove_all(path, ignored);
+    return;
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(path, ignored)) {
+    std::filesystem::remove_all(entry.path(), ignored);
+  }
 }
 
 }  // namespace
@@ -158,26 +282,50 @@ std::unique_ptr<RocksDbStore> RocksDbStore::Open(const KvOptions& options) {
   }
   rocksdb::Env* memory_env = handle->env.get();
 
-  if (!StoreExists(memory_env, path) && (options.read_only || !options.create_if_missing)) {
-    throw NotFoundError("no moraine store at " + options.location);
+  // What is at the location decides between opening and creating; nothing
+  // but an absent or empty directory is ever created into.
+  DirectoryState before = DirectoryState::kStore;
+  if (memory_env != nullptr) {
+    if (!memory_env->FileExists(path + "/CURRENT").ok()) before = DirectoryState::kAbsent;
+  } else {
+    const DirectoryInspection inspection = InspectStoreDirectory(path);
+    before = inspection.state;
+    if (before == DirectoryState::kMissingCurrent) {
+      throw CorruptionError(RefusalMessage(inspection, options.location));
+    }
+    if (before == DirectoryState::kForeign || before == DirectoryState::kNotADirectory) {
+      throw InvalidArgumentError(RefusalMessage(inspection, options.location));
+    }
   }
-  if (memory_env == nullptr && !options.read_only) {
-    std::error_code error;
-    std::filesystem::create_directories(path, error);
-    if (error) throw IoError("cannot create " + path + ": " + error.message());
+  const bool create = before == DirectoryState::kAbsent || before == DirectoryState::kEmpty;
+  if (create && (options.read_only || !options.create_if_missing)) {
+    throw NotFoundError("no moraine store at '" + options.location + "'");
   }
 
   if (options.read_only) {
-    OpenSecondaryInto(handle.get(), options, path);
+    OpenSecondaryInto(handle.get(), options, path, /*verify=*/true);
   } else {
-    rocksdb::DB* db = nullptr;
-    rocksdb::Status status = rocksdb::DB::Open(BaseOptions(options, memory_env), path, &db);
-    if (status.IsIOError() && status.ToString().find("lock") != std::string::npos) {
-      throw StoreLockedError("moraine store at " + options.location +
-                             " is already open read-write (by this or another process); "
-                             "close that handle or open this one read-only");
+    if (create && memory_env == nullptr) {
+      std::error_code error;
+      std::filesystem::create_directories(path, error);
+      if (error) {
+        throw IoError("cannot create moraine store directory '" + options.location +
+                      "': " + error.message());
+      }
     }
-    ThrowIfError(status, "open " + options.location);
+    rocksdb::Env* engine_env = memory_env;
+    if (memory_env == nullptr && FileHooksArmed()) engine_env = TestHookEnv();
+    rocksdb::Options rocks = BaseOptions(engine_env, InfoLogFor(memory_env, path));
+    rocks.create_if_missing = create;
+    rocksdb::DB* db = nullptr;
+    rocksdb::Status status = rocksdb::DB::Open(rocks, path, &db);
+    if (!status.ok()) {
+      rocks.info_log.reset();  // close LOG before removing it
+      // Another writer's lock means the directory is theirs now: leave it.
+      const bool locked = status.IsIOError() && status.ToString().find("lock") != std::string::npos;
+      if (create && !locked && memory_env == nullptr) UndoCreation(path, before);
+      ThrowOpenError(status, options.location, "read-write");
+    }
     handle->db.reset(db);
   }
   return std::unique_ptr<RocksDbStore>(
@@ -198,17 +346,29 @@ std::unique_ptr<KvSnapshot> RocksDbStore::GetSnapshot() {
   // caught-up instance for this and later snapshots.
   std::lock_guard lock(mutex_);
   if (handle_.use_count() == 1) {
-    ThrowIfError(handle_->db->TryCatchUpWithPrimary(), "catch up with the writer");
+    CatchUpAndVerify(*handle_, options_.location);
   } else {
     auto fresh = std::make_shared<RocksDbHandle>();
     fresh->env = handle_->env;
-    OpenSecondaryInto(fresh.get(), options_, path_);
+    OpenSecondaryInto(fresh.get(), options_, path_, /*verify=*/false);
     handle_ = std::move(fresh);
   }
   return std::make_unique<RocksDbSnapshot>(handle_);
 }
 
 void RocksDbStore::ApplyLocked(const WriteBatch& batch) {
+  if (write_failed_) {
+    // A failed write (ENOSPC, EIO) stops RocksDB's writes until it is told
+    // to resume; once the condition has cleared, Resume() flushes and lets
+    // this and later commits through, so the session recovers by itself.
+    rocksdb::Status resumed = handle_->db->Resume();
+    if (!resumed.ok()) {
+      ThrowIfError(resumed, "moraine store at '" + options_.location +
+                                "' cannot write since an earlier write failed (clear the "
+                                "cause, then retry)");
+    }
+    write_failed_ = false;
+  }
   rocksdb::WriteBatch rocks_batch;
   for (const WriteBatch::Op& op : batch.ops()) {
     rocksdb::Status status = op.type == WriteBatch::OpType::kPut
@@ -218,7 +378,13 @@ void RocksDbStore::ApplyLocked(const WriteBatch& batch) {
   }
   rocksdb::WriteOptions write_options;
   write_options.sync = options_.sync;
-  ThrowIfError(handle_->db->Write(write_options, &rocks_batch), "write");
+  CrashPoint("commit.before_write");
+  rocksdb::Status status = handle_->db->Write(write_options, &rocks_batch);
+  if (!status.ok()) {
+    write_failed_ = true;
+    ThrowIfError(status, "cannot write to moraine store at '" + options_.location + "'");
+  }
+  CrashPoint("commit.after_write");
 }
 
 void RocksDbStore::Write(const WriteBatch& batch) {
@@ -247,6 +413,21 @@ bool RocksDbStore::WriteIfHeadUnchanged(std::string_view head_key,
 void RocksDbStore::Flush() {
   if (options_.read_only) throw ReadOnlyError("store at " + options_.location + " is read-only");
   ThrowIfError(handle_->db->Flush(rocksdb::FlushOptions()), "flush");
+}
+
+void RocksDbStore::Repair(const std::string& location) {
+  const DirectoryInspection inspection = InspectStoreDirectory(location);
+  if (inspection.state != DirectoryState::kStore &&
+      inspection.state != DirectoryState::kMissingCurrent) {
+    throw NotFoundError("no moraine store at '" + location + "' to repair");
+  }
+  rocksdb::Options rocks = BaseOptions(nullptr, nullptr);
+  rocksdb::Status status = rocksdb::RepairDB(location, rocks);
+  if (status.IsIOError() && status.ToString().find("lock") != std::string::npos) {
+    throw StoreLockedError("moraine store at '" + location +
+                           "' is open; close every session on it before repairing it");
+  }
+  ThrowIfError(status, "cannot repair moraine store at '" + location + "'");
 }
 
 }  // namespace moraine::store

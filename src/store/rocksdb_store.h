@@ -3,6 +3,12 @@
 // The embedded KvStore backend: RocksDB on a directory, or on RocksDB's
 // in-memory Env for "memory://" locations.
 //
+// Open never creates a store over, inside or next to anything it does not
+// recognise: only an absent or empty directory becomes a new store, and a
+// directory with RocksDB's files but no CURRENT, a damaged log record or a
+// missing or short table file is refused with CorruptionError naming the
+// damage, by read-write and read-only opens alike (see store_directory.h).
+//
 // One read-write handle per store: RocksDB's LOCK file excludes other
 // processes and other handles in this process alike, and a second read-write
 // open fails with StoreLockedError. Read-only handles open as RocksDB
@@ -39,6 +45,13 @@ class RocksDbStore final : public KvStore {
   // KvStore: durability there comes from synced writes, not from flushing.
   void Flush();
 
+  // Rebuilds the store's manifest (and CURRENT) from the table and log files
+  // in `location` with RocksDB's repair, salvaging every record that still
+  // reads; damaged log records are dropped. The last resort for a store that
+  // Open refuses as damaged; the store must not be open anywhere. Throws
+  // NotFoundError when `location` holds no store files.
+  static void Repair(const std::string& location);
+
  private:
   RocksDbStore(KvOptions options, std::string path, std::shared_ptr<RocksDbHandle> handle);
   void ApplyLocked(const WriteBatch& batch);
@@ -53,6 +66,9 @@ class RocksDbStore final : public KvStore {
   // OptimisticTransactionDB, and a distributed backend would use its own CAS.
   // Also serializes a read-only store's catch-up and instance switch.
   std::mutex mutex_;
+  // Set when a write failed; the next write first asks RocksDB to resume.
+  // Guarded by mutex_.
+  bool write_failed_ = false;
 };
 
 }  // namespace moraine::store

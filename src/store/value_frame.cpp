@@ -62,18 +62,28 @@ std::string FrameValue(Kind kind, const google::protobuf::MessageLite& record) {
   return out;
 }
 
+namespace {
+
+// Every decoding failure says first that the store holds a damaged value, so
+// that a user who meets it deep inside a DuckLake query knows what it is.
+[[noreturn]] void CorruptValue(const std::string& detail) {
+  throw CorruptionError("corruption in the moraine store: " + detail);
+}
+
+}  // namespace
+
 std::string_view UnframePayload(Kind expected, std::string_view bytes) {
   const std::string expected_label = KindLabel(static_cast<uint8_t>(expected));
   if (bytes.size() < kValueHeaderSize) {
-    throw CorruptionError(expected_label + " value of " + std::to_string(bytes.size()) +
-                          " bytes is shorter than the frame header");
+    CorruptValue(expected_label + " value of " + std::to_string(bytes.size()) +
+                 " bytes is shorter than the frame header");
   }
   if (bytes.substr(0, kValueMagic.size()) != kValueMagic) {
-    throw CorruptionError(expected_label + " value does not start with the frame magic");
+    CorruptValue(expected_label + " value does not start with the frame magic");
   }
   const auto version = static_cast<uint8_t>(bytes[4]);
   if (version == 0) {
-    throw CorruptionError(expected_label + " value has codec version 0");
+    CorruptValue(expected_label + " value has codec version 0");
   }
   if (version > kValueCodecVersion) {
     throw UnsupportedVersionError(expected_label + " value has codec version " +
@@ -82,12 +92,12 @@ std::string_view UnframePayload(Kind expected, std::string_view bytes) {
   }
   const auto kind_byte = static_cast<uint8_t>(bytes[5]);
   if (kind_byte != static_cast<uint8_t>(expected)) {
-    throw CorruptionError("expected a " + expected_label + " value, found " + KindLabel(kind_byte));
+    CorruptValue("expected a " + expected_label + " value, found " + KindLabel(kind_byte));
   }
   const uint32_t stored_crc = ReadBigEndian32(bytes.data() + 6);
   std::string_view payload = bytes.substr(kValueHeaderSize);
   if (FrameChecksum(version, kind_byte, payload) != stored_crc) {
-    throw CorruptionError(expected_label + " value fails its checksum");
+    CorruptValue(expected_label + " value fails its checksum");
   }
   return payload;
 }
@@ -96,8 +106,8 @@ void UnframeValue(Kind expected, std::string_view bytes, google::protobuf::Messa
   std::string_view payload = UnframePayload(expected, bytes);
   if (payload.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
       !out->ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
-    throw CorruptionError(KindLabel(static_cast<uint8_t>(expected)) +
-                          " value payload is not a valid " + out->GetTypeName());
+    CorruptValue(KindLabel(static_cast<uint8_t>(expected)) + " value payload is not a valid " +
+                 out->GetTypeName());
   }
 }
 

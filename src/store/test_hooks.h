@@ -1,0 +1,40 @@
+#pragma once
+
+// Test hooks of the store layer, armed only through the environment of a
+// process that a crash or fault test starts, so that DuckLake SQL can be
+// driven through exactly the code users run:
+//
+//   MORAINE_TEST_CRASH_AT=<point>[@<n>]   the process dies (SIGKILL, no
+//       cleanup) the n-th time (default 1) it reaches <point>:
+//         commit.before_write   a commit's batch is built, nothing is written
+//         commit.torn_log_write half of the batch's log record is written
+//         commit.after_write    the batch is durable, the commit not yet
+//                               acknowledged to its caller
+//   MORAINE_TEST_FAULT=<fault>@<op>[:<n>]   the n-th (default 1) <op> on a
+//       write-ahead log file fails with <fault>, once:
+//         <op>:    append | sync
+//         <fault>: eio | enospc | short (append half the bytes, then EIO)
+//
+// Unarmed, a hook costs one comparison. Thread-safe.
+
+#include <memory>
+#include <string_view>
+
+namespace rocksdb {
+class Env;
+}
+
+namespace moraine::store {
+
+// Dies here if the environment armed `point` and this is its n-th arrival.
+void CrashPoint(std::string_view point);
+
+// True when a crash point or a fault needs the store's files to go through
+// TestHookEnv().
+bool FileHooksArmed();
+
+// A disk Env whose file system applies the armed log-file hooks; one per
+// process. Only meaningful when FileHooksArmed().
+rocksdb::Env* TestHookEnv();
+
+}  // namespace moraine::store
