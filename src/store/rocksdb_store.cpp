@@ -268,6 +268,36 @@ void UndoCreation(const std::string& path, DirectoryState before) {
   }
 }
 
+// Opens the read-write instance; `before` is what Open found at the location
+// (kAbsent or kEmpty: create the store, removing it again on failure).
+void OpenWriterInto(RocksDbHandle& handle, const KvOptions& options, const std::string& path,
+                    DirectoryState before) {
+  rocksdb::Env* memory_env = handle.env.get();
+  const bool create = before == DirectoryState::kAbsent || before == DirectoryState::kEmpty;
+  if (create && memory_env == nullptr) {
+    std::error_code error;
+    std::filesystem::create_directories(path, error);
+    if (error) {
+      throw IoError("cannot create moraine store directory '" + options.location +
+                    "': " + error.message());
+    }
+  }
+  rocksdb::Env* engine_env = memory_env;
+  if (memory_env == nullptr && FileHooksArmed()) engine_env = TestHookEnv();
+  rocksdb::Options rocks = BaseOptions(engine_env, InfoLogFor(memory_env, path));
+  rocks.create_if_missing = create;
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status status = rocksdb::DB::Open(rocks, path, &db);
+  if (!status.ok()) {
+    rocks.info_log.reset();  // close LOG before removing it
+    // Another writer's lock means the directory is theirs now: leave it.
+    const bool locked = status.IsIOError() && status.ToString().find("lock") != std::string::npos;
+    if (create && !locked && memory_env == nullptr) UndoCreation(path, before);
+    ThrowOpenError(status, options.location, "read-write");
+  }
+  handle.db.reset(db);
+}
+
 }  // namespace
 
 std::unique_ptr<RocksDbStore> RocksDbStore::Open(const KvOptions& options) {
@@ -305,28 +335,7 @@ std::unique_ptr<RocksDbStore> RocksDbStore::Open(const KvOptions& options) {
   if (options.read_only) {
     OpenSecondaryInto(handle.get(), options, path, /*verify=*/true);
   } else {
-    if (create && memory_env == nullptr) {
-      std::error_code error;
-      std::filesystem::create_directories(path, error);
-      if (error) {
-        throw IoError("cannot create moraine store directory '" + options.location +
-                      "': " + error.message());
-      }
-    }
-    rocksdb::Env* engine_env = memory_env;
-    if (memory_env == nullptr && FileHooksArmed()) engine_env = TestHookEnv();
-    rocksdb::Options rocks = BaseOptions(engine_env, InfoLogFor(memory_env, path));
-    rocks.create_if_missing = create;
-    rocksdb::DB* db = nullptr;
-    rocksdb::Status status = rocksdb::DB::Open(rocks, path, &db);
-    if (!status.ok()) {
-      rocks.info_log.reset();  // close LOG before removing it
-      // Another writer's lock means the directory is theirs now: leave it.
-      const bool locked = status.IsIOError() && status.ToString().find("lock") != std::string::npos;
-      if (create && !locked && memory_env == nullptr) UndoCreation(path, before);
-      ThrowOpenError(status, options.location, "read-write");
-    }
-    handle->db.reset(db);
+    OpenWriterInto(*handle, options, path, before);
   }
   return std::unique_ptr<RocksDbStore>(
       new RocksDbStore(options, std::move(path), std::move(handle)));
@@ -339,12 +348,20 @@ RocksDbStore::RocksDbStore(KvOptions options, std::string path,
 RocksDbStore::~RocksDbStore() = default;
 
 std::unique_ptr<KvSnapshot> RocksDbStore::GetSnapshot() {
-  if (!options_.read_only) return std::make_unique<RocksDbSnapshot>(handle_);
+  std::lock_guard lock(mutex_);
+  if (!options_.read_only) {
+    // A transaction that begins after a failed write is the moment to
+    // recover: the transactions that read the old instance have ended.
+    if (write_failed_ && !RecoverFromFailedWriteLocked() && !handle_->db) {
+      throw IoError("moraine store at '" + options_.location +
+                    "' could not be reopened after a failed write: " + recovery_error_);
+    }
+    return std::make_unique<RocksDbSnapshot>(handle_);
+  }
   // A secondary instance supports no RocksDB snapshots, so a read-only view is
   // an instance nobody moves: catch the current one up only while no snapshot
   // shares it; otherwise leave it frozen for its holders and open a fresh,
   // caught-up instance for this and later snapshots.
-  std::lock_guard lock(mutex_);
   if (handle_.use_count() == 1) {
     CatchUpAndVerify(*handle_, options_.location);
   } else {
@@ -356,19 +373,45 @@ std::unique_ptr<KvSnapshot> RocksDbStore::GetSnapshot() {
   return std::make_unique<RocksDbSnapshot>(handle_);
 }
 
-void RocksDbStore::ApplyLocked(const WriteBatch& batch) {
-  if (write_failed_) {
-    // A failed write (ENOSPC, EIO) stops RocksDB's writes until it is told
-    // to resume; once the condition has cleared, Resume() flushes and lets
-    // this and later commits through, so the session recovers by itself.
+bool RocksDbStore::RecoverFromFailedWriteLocked() {
+  // ENOSPC is a hard error RocksDB resumes from once space returns; an I/O
+  // error on the log is fatal to the open instance. Then the store is closed
+  // and opened again, which replays the log, as soon as no snapshot still
+  // reads the old instance.
+  if (handle_->db) {
     rocksdb::Status resumed = handle_->db->Resume();
-    if (!resumed.ok()) {
-      ThrowIfError(resumed, "moraine store at '" + options_.location +
-                                "' cannot write since an earlier write failed (clear the "
-                                "cause, then retry)");
+    if (resumed.ok()) {
+      write_failed_ = false;
+      return true;
     }
-    write_failed_ = false;
+    recovery_error_ = resumed.ToString();
+    if (handle_.use_count() > 1) return false;
+    auto env = handle_->env;
+    handle_.reset();  // closes the instance and releases its lock
+    handle_ = std::make_shared<RocksDbHandle>();
+    handle_->env = std::move(env);
   }
+  try {
+    OpenWriterInto(*handle_, options_, path_, DirectoryState::kStore);
+  } catch (const Error& error) {
+    recovery_error_ = error.what();
+    return false;  // still no instance; the next transaction tries again
+  }
+  write_failed_ = false;
+  return true;
+}
+
+void RocksDbStore::RequireWritableLocked() {
+  if (options_.read_only) throw ReadOnlyError("store at " + options_.location + " is read-only");
+  if (write_failed_ && !RecoverFromFailedWriteLocked()) {
+    throw IoError("moraine store at '" + options_.location +
+                  "' cannot write since an earlier write failed (" + recovery_error_ +
+                  "); it recovers once the cause is cleared and the transactions reading it "
+                  "have ended");
+  }
+}
+
+void RocksDbStore::ApplyLocked(const WriteBatch& batch) {
   rocksdb::WriteBatch rocks_batch;
   for (const WriteBatch::Op& op : batch.ops()) {
     rocksdb::Status status = op.type == WriteBatch::OpType::kPut
@@ -388,16 +431,16 @@ void RocksDbStore::ApplyLocked(const WriteBatch& batch) {
 }
 
 void RocksDbStore::Write(const WriteBatch& batch) {
-  if (options_.read_only) throw ReadOnlyError("store at " + options_.location + " is read-only");
   std::lock_guard lock(mutex_);
+  RequireWritableLocked();
   ApplyLocked(batch);
 }
 
 bool RocksDbStore::WriteIfHeadUnchanged(std::string_view head_key,
                                         const std::optional<std::string>& expected_head_value,
                                         const WriteBatch& batch) {
-  if (options_.read_only) throw ReadOnlyError("store at " + options_.location + " is read-only");
   std::lock_guard lock(mutex_);
+  RequireWritableLocked();
   std::string current;
   rocksdb::Status status = handle_->db->Get(rocksdb::ReadOptions(), ToSlice(head_key), &current);
   std::optional<std::string> head;
@@ -411,7 +454,8 @@ bool RocksDbStore::WriteIfHeadUnchanged(std::string_view head_key,
 }
 
 void RocksDbStore::Flush() {
-  if (options_.read_only) throw ReadOnlyError("store at " + options_.location + " is read-only");
+  std::lock_guard lock(mutex_);
+  RequireWritableLocked();
   ThrowIfError(handle_->db->Flush(rocksdb::FlushOptions()), "flush");
 }
 

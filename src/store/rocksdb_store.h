@@ -55,6 +55,13 @@ class RocksDbStore final : public KvStore {
  private:
   RocksDbStore(KvOptions options, std::string path, std::shared_ptr<RocksDbHandle> handle);
   void ApplyLocked(const WriteBatch& batch);
+  // Throws unless the store can take a write now, recovering first from an
+  // earlier failed write if there was one.
+  void RequireWritableLocked();
+  // Resumes RocksDB after a failed write, or reopens the store when the open
+  // instance cannot resume and nothing else reads it. False: still failed,
+  // recovery_error_ says why.
+  bool RecoverFromFailedWriteLocked();
 
   KvOptions options_;
   std::string path_;  // the database path within its Env
@@ -66,9 +73,10 @@ class RocksDbStore final : public KvStore {
   // OptimisticTransactionDB, and a distributed backend would use its own CAS.
   // Also serializes a read-only store's catch-up and instance switch.
   std::mutex mutex_;
-  // Set when a write failed; the next write first asks RocksDB to resume.
-  // Guarded by mutex_.
+  // Set when a write failed, until RecoverFromFailedWriteLocked succeeds.
+  // Guarded by mutex_, as is recovery_error_.
   bool write_failed_ = false;
+  std::string recovery_error_;
 };
 
 }  // namespace moraine::store

@@ -19,6 +19,7 @@
 #include "commit/store_format.h"
 #include "store/kv_store.h"
 #include "support/ducklake_session.h"
+#include "support/lake_state.h"
 #include "support/run_process.h"
 #include "support/store_format_record.h"
 #include "support/temp_dir.h"
@@ -76,6 +77,8 @@ struct CrashCase {
   }
 };
 
+void PrintTo(const CrashCase& crash, std::ostream* out) { *out << crash.point; }
+
 std::vector<CrashCase> LoadMatrix() {
   std::vector<CrashCase> cases;
   std::ifstream in(CRASH_MATRIX_FILE);
@@ -95,72 +98,8 @@ std::vector<CrashCase> LoadMatrix() {
   return cases;
 }
 
-// One lake: a store and its data path in a directory of its own.
-class Lake {
- public:
-  std::string store() const { return dir_.path("lake.moraine"); }
-  std::string files() const { return dir_.path("files") + "/"; }
-  std::string Attach(const std::string& options = "") const {
-    return "ATTACH 'ducklake:moraine:" + store() + "' AS lake (DATA_PATH '" + files() + "'" +
-           options + ")";
-  }
-
-  void Run(const std::vector<std::string>& statements, size_t count) const {
-    test::DuckLakeSession session;
-    session.Run(Attach());
-    for (size_t i = 0; i < count; ++i) session.Run(statements[i]);
-  }
-
- private:
-  test::TempDir dir_;
-};
-
-// What two serial replays must agree on: the row count of every catalog
-// table (file names and times differ from run to run; counts do not), the
-// snapshot ids, and the rows of every user table where DuckLake can read them.
-std::map<std::string, std::string> StateOf(const Lake& lake) {
-  std::map<std::string, std::string> state;
-  auto store = store::OpenKvStore({.location = lake.store(), .read_only = true});
-  state["store format"] =
-      std::to_string(commit::ReadStoreFormat(*store->GetSnapshot()).value_or(99));
-  store.reset();
-  test::DuckLakeSession session;
-  auto attached =
-      session.connection().Query("ATTACH '" + lake.store() + "' AS m (TYPE moraine, READ_ONLY)");
-  if (attached->HasError()) {
-    state["catalog"] = "unreadable";
-    return state;
-  }
-  for (const auto& row : session.Query(
-           "SELECT table_name FROM duckdb_tables() WHERE database_name = 'm' ORDER BY 1")) {
-    state[row[0]] = session.Query("SELECT count(*) FROM m.main." + row[0])[0][0];
-  }
-  for (const auto& row :
-       session.Query("SELECT snapshot_id FROM m.main.ducklake_snapshot ORDER BY 1"))
-    state["snapshots"] += row[0] + " ";
-  session.Run("DETACH m");
-  auto lake_attached = session.connection().Query(lake.Attach(", READ_ONLY"));
-  if (lake_attached->HasError()) return state;  // a raised catalog: the pinned DuckLake refuses it
-  for (const auto& row : session.Query(
-           "SELECT table_name FROM duckdb_tables() WHERE database_name = 'lake' ORDER BY 1")) {
-    std::string rows;
-    for (const auto& r : session.Query("SELECT * FROM lake." + row[0] + " ORDER BY ALL")) {
-      for (const auto& cell : r) rows += cell + ",";
-      rows += ";";
-    }
-    state["lake." + row[0]] = rows;
-  }
-  return state;
-}
-
-std::string Describe(const std::map<std::string, std::string>& state) {
-  std::string out;
-  for (const auto& [key, value] : state) out += "  " + key + " = " + value.substr(0, 120) + "\n";
-  return out;
-}
-
 // The snapshot, file and readability checks, through DuckLake.
-void CheckLakeInvariants(const Lake& lake, const CrashCase& crash) {
+void CheckLakeInvariants(const test::Lake& lake, const CrashCase& crash) {
   test::DuckLakeSession session;
   session.Run(lake.Attach(", READ_ONLY"));
   const std::string meta = "__ducklake_metadata_lake";
@@ -202,7 +141,7 @@ void CheckLakeInvariants(const Lake& lake, const CrashCase& crash) {
 void RunCase(const CrashCase& crash) {
   SCOPED_TRACE(crash.name + " (" + crash.point + ")");
   const Workload& workload = Workloads().at(crash.workload);
-  Lake crashed;
+  test::Lake crashed;
   crashed.Run(workload.setup, workload.setup.size());
   if (workload.migrate) test::WriteStoreFormat(crashed.store(), std::nullopt);
 
@@ -234,30 +173,30 @@ void RunCase(const CrashCase& crash) {
     }
     const auto again = test::RunCommand(kMoraine + " migrate " + crashed.store() + " 2>&1");
     ASSERT_EQ(again.exit_code, 0) << again.output;
-    Lake replay;
+    test::Lake replay;
     replay.Run(workload.setup, workload.setup.size());
-    EXPECT_EQ(StateOf(crashed), StateOf(replay));
+    EXPECT_EQ(test::StateOf(crashed), test::StateOf(replay));
     return;
   }
 
   // The serial replays the crashed store must equal one of: the acknowledged
   // statements alone, or those and the one the crash interrupted.
-  const auto state = StateOf(crashed);
+  const auto state = test::StateOf(crashed);
   std::vector<std::string> script = workload.setup;
   script.insert(script.end(), workload.statements.begin(), workload.statements.end());
-  Lake without, with;
+  test::Lake without, with;
   without.Run(script, workload.setup.size() + acknowledged);
-  const auto without_state = StateOf(without);
+  const auto without_state = test::StateOf(without);
   bool matched = state == without_state;
-  std::string expected = "without the interrupted statement:\n" + Describe(without_state);
+  std::string expected = "without the interrupted statement:\n" + test::Describe(without_state);
   if (!matched && acknowledged < workload.statements.size()) {
     with.Run(script, workload.setup.size() + acknowledged + 1);
-    const auto with_state = StateOf(with);
+    const auto with_state = test::StateOf(with);
     matched = state == with_state;
-    expected += "with it:\n" + Describe(with_state);
+    expected += "with it:\n" + test::Describe(with_state);
   }
   EXPECT_TRUE(matched) << acknowledged << " acknowledged; the crashed store:\n"
-                       << Describe(state) << "equals neither serial replay, " << expected;
+                       << test::Describe(state) << "equals neither serial replay, " << expected;
   if (crash.Checks("format")) {
     EXPECT_TRUE(state.at("store format") == std::to_string(commit::kStoreFormatVersion));
   }
