@@ -19,7 +19,7 @@ struct LineageRequest {
   // The column by name from the top level down ({"s", "x"}: field x of
   // struct s), any name it ever bore; ignored when field_id is set.
   std::vector<std::string> column_path;
-  std::optional<catalog::Id> field_id;
+  std::optional<catalog::Id> field_id = std::nullopt;
 };
 
 struct ColumnLineage {

@@ -500,9 +500,12 @@ class Verifier {
       if (!catalog_id && !file_id) continue;
       const auto id = static_cast<int64_t>(catalog_id ? ids[0] : ids[1]);
       const char* counter = catalog_id ? "next_catalog_id" : "next_file_id";
-      // At the head, and at the snapshot that created this version.
-      const catalog::SnapshotRecord* creator =
-          SnapshotExists(version->begin) ? &snapshots_.at(version->begin) : nullptr;
+      // At the head, and for catalog ids at the snapshot that began this
+      // version. Not so for files: compaction gives the file it writes the
+      // begin snapshot of the oldest file it merged, before its id existed.
+      const catalog::SnapshotRecord* creator = catalog_id && SnapshotExists(version->begin)
+                                                   ? &snapshots_.at(version->begin)
+                                                   : nullptr;
       for (const catalog::SnapshotRecord* at : {head, creator}) {
         if (!at) continue;
         const int64_t next = catalog_id ? at->next_catalog_id() : at->next_file_id();

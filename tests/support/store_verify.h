@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "store/error.h"
 #include "tools/store_verifier.h"
 #include "tools/tool_store.h"
 
@@ -18,13 +19,13 @@ namespace moraine::test {
 // store DuckLake never initialized, is skipped: there is nothing to verify.
 inline void ExpectStoreVerifies(const std::string& path) {
   if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT")) return;
-  std::shared_ptr<store::KvStore> store;
+  std::shared_ptr<store::KvStore> kv;
   try {
-    store = tools::OpenStoreReadOnly(path);
+    kv = tools::OpenStoreReadOnly(path);
   } catch (const store::InvalidArgumentError&) {
     return;  // no head record: DuckLake never initialized the store
   }
-  const tools::VerifyReport report = tools::VerifyStore(*store->GetSnapshot());
+  const tools::VerifyReport report = tools::VerifyStore(*kv->GetSnapshot());
   std::string lines;
   for (const tools::Violation& violation : report.violations) {
     lines += "  " + violation.check + " " + violation.key + ": " + violation.message + "\n";
