@@ -431,8 +431,17 @@ class Verifier {
     return std::nullopt;
   }
 
-  void CheckReference(const Version& version, const Identity& target, const char* what) {
-    if (auto at = FirstUncovered(target, version.begin, version.end)) {
+  // `target` must be live wherever `version` is, or with `at_begin_only`, at
+  // the first snapshot the store holds that sees `version`.
+  void CheckReference(const Version& version, const Identity& target, const char* what,
+                      bool at_begin_only = false) {
+    std::optional<int64_t> end = version.end;
+    if (at_begin_only) {
+      auto first = FirstSnapshotIn(version.begin, version.end);
+      if (!first) return;
+      end = *first + 1;
+    }
+    if (auto at = FirstUncovered(target, version.begin, end)) {
       Report("dangling-reference", version.key,
              std::string("references ") + what + " " + IdentityText(target) +
                  ", which is not live at snapshot " + std::to_string(*at));
@@ -459,9 +468,12 @@ class Verifier {
           }
           break;
         case Kind::kDeleteFile:
+          // DuckLake ends a data file whose rows are all deleted (an UPDATE
+          // of all of them, say) but leaves its delete file live: the data
+          // file need only be live when the delete file begins.
           if (auto file = IntField(record, "data_file_id")) {
             CheckReference(*version, {Kind::kDataFile, {uint64_t(*table), uint64_t(*file)}},
-                           "data file");
+                           "data file", /*at_begin_only=*/true);
           }
           [[fallthrough]];
         case Kind::kDataFile:
@@ -503,9 +515,8 @@ class Verifier {
       // At the head, and for catalog ids at the snapshot that began this
       // version. Not so for files: compaction gives the file it writes the
       // begin snapshot of the oldest file it merged, before its id existed.
-      const catalog::SnapshotRecord* creator = catalog_id && SnapshotExists(version->begin)
-                                                   ? &snapshots_.at(version->begin)
-                                                   : nullptr;
+      const catalog::SnapshotRecord* creator =
+          catalog_id && SnapshotExists(version->begin) ? &snapshots_.at(version->begin) : nullptr;
       for (const catalog::SnapshotRecord* at : {head, creator}) {
         if (!at) continue;
         const int64_t next = catalog_id ? at->next_catalog_id() : at->next_file_id();
