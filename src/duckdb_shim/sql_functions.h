@@ -15,7 +15,7 @@ namespace moraine::duckdb_shim {
 // The store tools (src/tools) on an attached lake, read-only:
 //   moraine_column_lineage(<lake>, <table>, <column or dotted nested path>)
 //   moraine_schema(<lake>, <table>, at => BIGINT), moraine_log(<lake>),
-//   moraine_verify(<lake>) -> (check, key, problem), moraine_inspect(<lake>).
+//   moraine_verify(<lake>) -> (invariant, key, problem), moraine_inspect(<lake>).
 void RegisterSqlFunctions(duckdb::DatabaseInstance& database);
 
 }  // namespace moraine::duckdb_shim

@@ -7,8 +7,10 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <utility>
 
+#include "catalog/catalog_state.h"
 #include "catalog/catalog_version.h"
 #include "catalog/records.h"
 #include "catalog/row_mapping.h"
@@ -104,6 +106,7 @@ class Verifier {
     }
     CheckSnapshots();
     CheckLifetimes();
+    CheckLiveNames();
     CheckReferences();
     CheckIds();
     CheckInlined();
@@ -411,6 +414,46 @@ class Verifier {
     }
   }
 
+  // At the head, names are unique where DuckLake resolves them: schemas by
+  // name, tables and views within their schema, columns among their siblings.
+  void CheckLiveNames() {
+    std::map<std::tuple<Kind, int64_t, int64_t, std::string>, std::string> seen;
+    for (const auto& version : versions_) {
+      if (version->end) continue;
+      const Message& record = *version->record;
+      std::optional<std::tuple<Kind, int64_t, int64_t, std::string>> name;
+      switch (version->identity.first) {
+        case Kind::kSchema:
+          name = {Kind::kSchema, 0, 0,
+                  static_cast<const catalog::SchemaRecord&>(record).schema_name()};
+          break;
+        case Kind::kTable:
+        case Kind::kView: {
+          // Tables and views share their schema's namespace.
+          const bool table = version->identity.first == Kind::kTable;
+          name = {Kind::kTable, IntField(record, "schema_id").value_or(-1), 0,
+                  table ? static_cast<const catalog::TableRecord&>(record).table_name()
+                        : static_cast<const catalog::ViewRecord&>(record).view_name()};
+          break;
+        }
+        case Kind::kColumn: {
+          const auto& column = static_cast<const catalog::ColumnRecord&>(record);
+          name = {Kind::kColumn, column.table_id(), catalog::ParentOf(column),
+                  column.column_name()};
+          break;
+        }
+        default:
+          break;
+      }
+      if (!name) continue;
+      auto [at, inserted] = seen.emplace(*name, version->key);
+      if (!inserted) {
+        Report("name-collision", version->key,
+               "is live under the name \"" + std::get<3>(*name) + "\", as is " + at->second);
+      }
+    }
+  }
+
   // The first snapshot the store holds in [begin, end) at which `target` has
   // no live version, or nullopt when it is live at all of them.
   std::optional<int64_t> FirstUncovered(const Identity& target, int64_t begin,
@@ -632,8 +675,10 @@ VerifyReport VerifyStore(const store::KvSnapshot& snapshot, const VerifyProgress
 
 ToolTable ViolationTable(const VerifyReport& report) {
   ToolTable table;
-  table.columns = {
-      {"check", ToolType::kVarchar}, {"key", ToolType::kVarchar}, {"problem", ToolType::kVarchar}};
+  // "check" is an SQL keyword; the column is named for what it holds.
+  table.columns = {{"invariant", ToolType::kVarchar},
+                   {"key", ToolType::kVarchar},
+                   {"problem", ToolType::kVarchar}};
   for (const Violation& violation : report.violations) {
     table.rows.push_back({violation.check, violation.key, violation.message});
   }

@@ -13,6 +13,8 @@
 //     nothing begins or ends beyond the head, every ended version is visible
 //     at some snapshot the store holds (a missing snapshot DuckLake's expiry
 //     did not account for), counters and schema_version never go backwards;
+//   - names: at the head no two live schemas, tables/views of a schema or
+//     sibling columns share a name;
 //   - references: tables/views/macros name a schema, columns/files/partitions
 //     a table, nested fields a parent, delete files a data file, each live at
 //     every snapshot the store holds where the reference is;
@@ -55,7 +57,7 @@ using VerifyProgress = std::function<void(uint64_t keys_scanned, uint8_t subspac
 // allows from any one thread.
 VerifyReport VerifyStore(const store::KvSnapshot& snapshot, const VerifyProgress& progress = {});
 
-// (check, key, message) rows.
+// (invariant, key, problem) rows: one per violation.
 ToolTable ViolationTable(const VerifyReport& report);
 
 }  // namespace moraine::tools

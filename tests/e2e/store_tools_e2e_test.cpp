@@ -307,5 +307,39 @@ TEST_F(StoreTools, TheHostReportsADamagedValueAndChangesNothing) {
             before);
 }
 
+TEST_F(StoreTools, AnUnregisteredInlinedTableIsReportedThroughSql) {
+  verify_store_at_teardown_ = false;  // damaged on purpose
+  {
+    test::DuckLakeSession session;
+    Build(session);
+    EXPECT_EQ(session.Query("SELECT count(*) FROM moraine_verify('lake')"), (Rows{{"0"}}));
+    EXPECT_EQ(session.Query("SELECT keys > 0 FROM moraine_inspect('lake') WHERE subspace = "
+                            "'history' AND kind = 'column'"),
+              (Rows{{"true"}}));
+  }
+  std::string key;
+  {
+    auto kv = store::OpenKvStore({.location = Store(), .create_if_missing = false});
+    auto view = kv->GetSnapshot();
+    auto it =
+        view->Scan(store::PrefixRange(store::Subspace::kCurrent, store::Kind::kInlinedDataTable));
+    ASSERT_TRUE(it->Valid());
+    key = std::string(it->key());
+    store::WriteBatch batch;
+    batch.Delete(key);
+    kv->Write(batch);
+  }
+  test::DuckLakeSession session;
+  session.Run(AttachLake(", READ_ONLY"));
+  const Rows violations = session.Query("SELECT invariant, key FROM moraine_verify('lake')");
+  ASSERT_EQ(violations.size(), 1u);
+  EXPECT_EQ(violations[0][0], "inlined-unregistered");
+  const store::Key registration = store::Key::Decode(key);
+  EXPECT_EQ(violations[0][1],
+            store::Key(store::Subspace::kInlineData, store::Kind::kInlinedTableShape,
+                       {registration.component(0), registration.component(1)})
+                .ToString());
+}
+
 }  // namespace
 }  // namespace moraine

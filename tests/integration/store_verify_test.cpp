@@ -187,6 +187,18 @@ TEST_F(StoreVerify, ARecordUnderAnotherRecordsKeyIsReported) {
   EXPECT_TRUE(Has(report, "key-record", key.ToString())) << Lines(report);
 }
 
+TEST_F(StoreVerify, TwoLiveSiblingColumnsOfOneNameAreReported) {
+  const Key key = Key::Current(Kind::kColumn, {T(), 4});  // "c", added at 5
+  Damage([&](store::KvStore& kv, store::WriteBatch& batch) {
+    catalog::ColumnRecord column;
+    store::UnframeValue(Kind::kColumn, *store::GetLatest(kv, key.Encode()), &column);
+    column.set_column_name("id");
+    batch.Put(key.Encode(), store::FrameValue(Kind::kColumn, column));
+  });
+  const tools::VerifyReport report = Verify();
+  EXPECT_TRUE(Has(report, "name-collision", key.ToString())) << Lines(report);
+}
+
 TEST_F(StoreVerify, PathsWithoutACatalogAreClearErrors) {
   EXPECT_THROW(tools::OpenStoreReadOnly(dir_.path("absent")), store::NotFoundError);
   // A key-value store that holds no moraine catalog.
