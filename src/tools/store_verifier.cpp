@@ -3,6 +3,7 @@
 #include <google/protobuf/message.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -365,15 +366,8 @@ class Verifier {
                "the version [" + std::to_string(version->begin) + ", " + End(version->end) +
                    ") reaches past the head " + std::to_string(head));
       }
-      // DuckLake's expiry deletes every ended version no remaining snapshot
-      // sees; one that survives names snapshots that went missing otherwise.
-      if (version->end && version->begin < *version->end &&
-          !FirstSnapshotIn(version->begin, version->end)) {
-        Report("snapshot-missing", version->key,
-               "the version [" + std::to_string(version->begin) + ", " + End(version->end) +
-                   ") is visible at no snapshot the store holds");
-      }
     }
+    CheckDeadIdentitiesAreSeen();
     for (const auto& [key, record] : schema_versions_) {
       auto found = snapshots_.find(record.begin_snapshot());
       if (found != snapshots_.end() && found->second.schema_version() != record.schema_version()) {
@@ -382,6 +376,36 @@ class Verifier {
                    " but snapshot " + std::to_string(record.begin_snapshot()) + " has " +
                    std::to_string(found->second.schema_version()));
       }
+    }
+  }
+
+  // Expiry deletes snapshots without a trace, so a missing snapshot shows only
+  // in what it leaves unexplained. DuckLake's expiry deletes every schema,
+  // table, view, macro and file whose versions all ended and no remaining
+  // snapshot sees (it keeps ended versions of a live table, of its columns
+  // and partitions: those may outlive every snapshot that saw them). One that
+  // survives was seen by a snapshot that went missing some other way.
+  void CheckDeadIdentitiesAreSeen() {
+    constexpr Kind kCleaned[] = {Kind::kSchema, Kind::kTable,    Kind::kView,
+                                 Kind::kMacro,  Kind::kDataFile, Kind::kDeleteFile};
+    for (const auto& [identity, versions] : lifetimes_) {
+      if (std::find(std::begin(kCleaned), std::end(kCleaned), identity.first) ==
+          std::end(kCleaned)) {
+        continue;
+      }
+      bool seen = false;
+      const Version* last = nullptr;
+      int64_t first_begin = std::numeric_limits<int64_t>::max();
+      for (const Version* version : versions) {
+        if (!version->end || FirstSnapshotIn(version->begin, version->end)) seen = true;
+        if (!last || version->begin > last->begin) last = version;
+        first_begin = std::min(first_begin, version->begin);
+      }
+      if (seen || !last || last->begin >= *last->end) continue;
+      Report("snapshot-missing", last->key,
+             IdentityText(identity) + " ended at snapshot " + std::to_string(*last->end) +
+                 " and no snapshot the store holds saw it: the snapshots from " +
+                 std::to_string(first_begin) + " that did are missing");
     }
   }
 

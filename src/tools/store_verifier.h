@@ -10,9 +10,11 @@
 //     identity never comes back at a snapshot the store holds (ids, and field
 //     ids within a table, are never reused);
 //   - snapshots: the head record names the newest snapshot and it exists,
-//     nothing begins or ends beyond the head, every ended version is visible
-//     at some snapshot the store holds (a missing snapshot DuckLake's expiry
-//     did not account for), counters and schema_version never go backwards;
+//     nothing begins or ends beyond the head, every dead identity
+//     (a schema, table, view, macro or file) that ended is visible at some
+//     snapshot the store holds, as DuckLake's expiry leaves it, and counters
+//     and schema_version never go backwards. Snapshot ids need not be dense:
+//     expiry deletes snapshots, even between others, without a trace;
 //   - names: at the head no two live schemas, tables/views of a schema or
 //     sibling columns share a name;
 //   - references: tables/views/macros name a schema, columns/files/partitions

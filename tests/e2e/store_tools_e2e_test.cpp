@@ -307,6 +307,43 @@ TEST_F(StoreTools, TheHostReportsADamagedValueAndChangesNothing) {
             before);
 }
 
+// Expiring every snapshot but the head leaves ended versions no snapshot sees
+// (a renamed table's old name, a dropped column of a live table, an ended
+// partition): DuckLake keeps them, so they are no violation; the teardown
+// verifies the store. The dropped field's id is not reused afterwards.
+TEST_F(StoreTools, AStoreExpiredToItsHeadVerifiesAndKeepsFieldIdsUnique) {
+  test::DuckLakeSession session;
+  session.Run(AttachLake(", DATA_INLINING_ROW_LIMIT 0"));
+  for (const char* statement : {
+           "CREATE SCHEMA lake.s2",
+           "CREATE TABLE lake.s2.g (a INTEGER)",
+           "CREATE VIEW lake.v AS SELECT 1 AS x",
+           "CREATE TABLE lake.t (a INTEGER, b INTEGER)",
+           "ALTER TABLE lake.t SET PARTITIONED BY (a)",
+           "INSERT INTO lake.t VALUES (1, 2)",
+           "INSERT INTO lake.t VALUES (2, 2)",
+           "DELETE FROM lake.t WHERE a = 1",
+           "ALTER TABLE lake.t RESET PARTITIONED BY",
+           "ALTER TABLE lake.t DROP COLUMN b",
+           "ALTER TABLE lake.t RENAME TO t2",
+           "DROP VIEW lake.v",
+           "DROP TABLE lake.s2.g",
+           "DROP SCHEMA lake.s2",
+           "CALL ducklake_merge_adjacent_files('lake')",
+           "CALL ducklake_expire_snapshots('lake', older_than => now())",
+           "ALTER TABLE lake.t2 ADD COLUMN c INTEGER",
+       }) {
+    session.Run(statement);
+  }
+  EXPECT_EQ(session.Query("SELECT count(*) FROM ducklake_snapshots('lake')"), (Rows{{"2"}}));
+  EXPECT_EQ(session.Query("SELECT count(*) FROM moraine_verify('lake')"), (Rows{{"0"}}));
+  EXPECT_EQ(session.Query("SELECT field_id, name, ended_by FROM "
+                          "moraine_column_lineage('lake', 't2', 'b')"),
+            (Rows{{"2", "b", "dropped"}}));
+  EXPECT_EQ(session.Query("SELECT field_id FROM moraine_column_lineage('lake', 't2', 'c')"),
+            (Rows{{"3"}}));
+}
+
 TEST_F(StoreTools, AnUnregisteredInlinedTableIsReportedThroughSql) {
   verify_store_at_teardown_ = false;  // damaged on purpose
   {

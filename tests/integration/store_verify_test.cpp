@@ -28,8 +28,8 @@ class StoreVerify : public ::testing::Test {
  protected:
   // Snapshots 1..5 of a table's life, each column change its own commit:
   //   1 create t(id, a, b)   2 rename a -> a2   3 rename a2 -> a3
-  //   4 drop b               5 add c
-  // so field 2 has a version [2, 3) only snapshot 2 sees, and field 3 ended at 4.
+  //   4 drop b               5 add c                 6 create x   7 drop x
+  // so field 3 ended at 4 and table x lived only at snapshot 6.
   void SetUp() override {
     auto catalog = commit::Catalog::Open({.location = Path()});
     catalog->Commit([&](commit::Transaction& txn) {
@@ -43,6 +43,10 @@ class StoreVerify : public ::testing::Test {
     catalog->Commit([&](commit::Transaction& txn) {
       txn.AddColumn(table_, {}, ColumnDef::Leaf("c", "int64"));
     });
+    catalog->Commit([&](commit::Transaction& txn) {
+      dropped_table_ = txn.CreateTable("main", "x", {ColumnDef::Leaf("k", "int32")});
+    });
+    catalog->Commit([&](commit::Transaction& txn) { txn.DropTable("main", "x"); });
   }
 
   std::string Path() const { return dir_.path("store"); }
@@ -92,6 +96,7 @@ class StoreVerify : public ::testing::Test {
 
   test::TempDir dir_;
   catalog::Id table_ = 0;
+  catalog::Id dropped_table_ = 0;
 };
 
 TEST_F(StoreVerify, AStoreTheCoreWroteIsClean) {
@@ -144,22 +149,23 @@ TEST_F(StoreVerify, AFieldIdUsedAgainAfterItsColumnWasDroppedIsReported) {
 }
 
 TEST_F(StoreVerify, AMissingSnapshotIsReported) {
-  // Only snapshot 2 sees field 2's version "a2" [2, 3); DuckLake's expiry
-  // would have deleted that version with the snapshot.
+  // Only snapshot 6 saw table x; DuckLake's expiry would have deleted x with
+  // it. (A column version only a missing snapshot saw is no evidence:
+  // DuckLake keeps a live table's ended column versions through expiry.)
   Damage([&](store::KvStore&, store::WriteBatch& batch) {
-    batch.Delete(Key::Current(Kind::kSnapshot, {2}).Encode());
+    batch.Delete(Key::Current(Kind::kSnapshot, {6}).Encode());
   });
   const tools::VerifyReport report = Verify();
-  EXPECT_TRUE(Has(report, "snapshot-missing", Key::History(Kind::kColumn, {T(), 2}, 3).ToString()))
-      << Lines(report);
+  const Key table = Key::History(Kind::kTable, {uint64_t(dropped_table_)}, 7);
+  EXPECT_TRUE(Has(report, "snapshot-missing", table.ToString())) << Lines(report);
 }
 
 TEST_F(StoreVerify, AMissingHeadSnapshotIsReported) {
   Damage([&](store::KvStore&, store::WriteBatch& batch) {
-    batch.Delete(Key::Current(Kind::kSnapshot, {5}).Encode());
+    batch.Delete(Key::Current(Kind::kSnapshot, {7}).Encode());
   });
   const tools::VerifyReport report = Verify();
-  EXPECT_TRUE(Has(report, "snapshot-missing", Key::Current(Kind::kSnapshot, {5}).ToString()))
+  EXPECT_TRUE(Has(report, "snapshot-missing", Key::Current(Kind::kSnapshot, {7}).ToString()))
       << Lines(report);
 }
 
