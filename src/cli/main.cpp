@@ -3,11 +3,13 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <optional>
 
 #include "cli/migrate_command.h"
 #include "cli/repair_command.h"
 #include "cli/sql_command.h"
 #include "cli/sqllogictest_runner.h"
+#include "cli/store_tools_command.h"
 #include "cli/tour.h"
 
 int main(int argc, char** argv) {
@@ -52,12 +54,47 @@ int main(int argc, char** argv) {
   auto* repair = app.add_subcommand(
       "repair", "rebuild a damaged store's manifest from the files that still read (offline)");
   repair->add_option("PATH", repair_path, "the store directory")->required();
+  // The store tools: read-only, safe beside a live writer.
+  moraine::cli::StoreToolOptions tool_options;
+  bool tool_csv = false, tool_json = false;
+  auto add_tool = [&](const char* name, const char* description) {
+    auto* command = app.add_subcommand(name, description);
+    command->add_option("PATH", tool_options.path, "the store directory")->required();
+    auto* tool_csv_flag = command->add_flag("--csv", tool_csv, "print tables as CSV");
+    command->add_flag("--json", tool_json, "print tables as JSON lines")->excludes(tool_csv_flag);
+    return command;
+  };
+  auto* inspect =
+      add_tool("inspect", "the store's format, versions, head and where its space goes");
+  auto* verify =
+      add_tool("verify", "check every invariant of the store (exit 0 clean, 2 with violations)");
+  std::string tool_table;
+  std::optional<int64_t> schema_at;
+  auto* schema = add_tool("schema", "a table's columns at a snapshot, nested fields as a tree");
+  schema->add_option("TABLE", tool_table, "table or schema.table")->required();
+  schema->add_option("--at", schema_at, "the snapshot (default: the head)");
+  std::string lineage_column;
+  std::optional<int64_t> lineage_field;
+  auto* lineage = add_tool("lineage", "every version of a column, and the files that carry it");
+  lineage->add_option("COLUMN", lineage_column, "TABLE.COLUMN, or TABLE with --field-id")
+      ->required();
+  lineage->add_option("--field-id", lineage_field, "the column's field id");
+  auto* log = add_tool("log", "the lake's snapshots, newest first");
 
   CLI11_PARSE(app, argc, argv);
   try {
     if (*tour) return moraine::cli::RunTour(tour_dir);
     if (*migrate) return moraine::cli::RunMigrate(migrate_path, std::cout);
     if (*repair) return moraine::cli::RunRepair(repair_path, std::cout);
+    if (tool_csv) tool_options.format = moraine::cli::OutputFormat::kCsv;
+    if (tool_json) tool_options.format = moraine::cli::OutputFormat::kJson;
+    if (*inspect) return moraine::cli::RunInspect(tool_options, std::cout);
+    if (*verify) return moraine::cli::RunVerify(tool_options, std::cout);
+    if (*schema) return moraine::cli::RunSchema(tool_options, tool_table, schema_at, std::cout);
+    if (*lineage) {
+      return moraine::cli::RunLineage(tool_options, lineage_column, lineage_field, std::cout);
+    }
+    if (*log) return moraine::cli::RunLog(tool_options, std::cout);
     if (*sql) {
       if (csv) sql_options.format = moraine::cli::OutputFormat::kCsv;
       if (json) sql_options.format = moraine::cli::OutputFormat::kJson;

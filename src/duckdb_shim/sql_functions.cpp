@@ -8,6 +8,11 @@
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
 #include "store/error.h"
+#include "tools/column_lineage.h"
+#include "tools/snapshot_log.h"
+#include "tools/store_census.h"
+#include "tools/store_verifier.h"
+#include "tools/table_schema.h"
 
 namespace moraine::duckdb_shim {
 namespace {
@@ -65,8 +70,9 @@ struct RaiseBindData : public duckdb::TableFunctionData {
 // The store behind an attached catalog name: a moraine catalog itself, or a
 // DuckLake lake whose metadata catalog (DuckLake names it
 // __ducklake_metadata_<lake>) is one.
-std::shared_ptr<store::KvStore> StoreOfLake(duckdb::ClientContext& context,
-                                            const std::string& name) {
+std::shared_ptr<store::KvStore> StoreOfLake(
+    duckdb::ClientContext& context, const std::string& name,
+    const char* function = "moraine_raise_catalog_version") {
   auto& databases = duckdb::DatabaseManager::Get(context);
   for (const std::string& candidate : {name, "__ducklake_metadata_" + name}) {
     auto database = databases.GetDatabase(context, candidate);
@@ -75,9 +81,9 @@ std::shared_ptr<store::KvStore> StoreOfLake(duckdb::ClientContext& context,
     }
   }
   throw duckdb::InvalidInputException(
-      "moraine_raise_catalog_version: '%s' is not an attached lake on moraine (attach it with "
+      "%s: '%s' is not an attached lake on moraine (attach it with "
       "ATTACH 'ducklake:moraine:<path>' AS %s, or ATTACH '<path>' AS %s (TYPE moraine))",
-      name, name, name);
+      function, name, name, name);
 }
 
 duckdb::unique_ptr<duckdb::FunctionData> RaiseBind(duckdb::ClientContext& context,
@@ -119,6 +125,146 @@ void Raise(duckdb::ClientContext&, duckdb::TableFunctionInput& input, duckdb::Da
   output.SetValue(1, 0, duckdb::Value(raise.to));
 }
 
+// --- The store tools (src/tools) as table functions on an attached lake. ---
+// Each reads one consistent snapshot of the lake's store when it is bound and
+// serves the tool's table; they read only, so binding early changes nothing.
+
+struct ToolBindData : public duckdb::TableFunctionData {
+  tools::ToolTable table;
+};
+
+struct ToolScanState : public duckdb::GlobalTableFunctionState {
+  size_t next = 0;
+};
+
+duckdb::LogicalType DuckType(tools::ToolType type) {
+  switch (type) {
+    case tools::ToolType::kBigint:
+      return duckdb::LogicalType::BIGINT;
+    case tools::ToolType::kBoolean:
+      return duckdb::LogicalType::BOOLEAN;
+    case tools::ToolType::kVarchar:
+      return duckdb::LogicalType::VARCHAR;
+  }
+  return duckdb::LogicalType::VARCHAR;
+}
+
+std::string Argument(const duckdb::TableFunctionBindInput& input, size_t index,
+                     const char* function, const char* what) {
+  if (input.inputs[index].IsNull()) {
+    throw duckdb::InvalidInputException("%s needs %s, not NULL", function, what);
+  }
+  return input.inputs[index].GetValue<std::string>();
+}
+
+// Binds a tool: `produce` makes its table from the lake's store snapshot.
+template <class Produce>
+duckdb::unique_ptr<duckdb::FunctionData> BindTool(duckdb::ClientContext& context,
+                                                  duckdb::TableFunctionBindInput& input,
+                                                  duckdb::vector<duckdb::LogicalType>& types,
+                                                  duckdb::vector<duckdb::string>& names,
+                                                  const char* function, Produce&& produce) {
+  auto data = duckdb::make_uniq<ToolBindData>();
+  auto store =
+      StoreOfLake(context, Argument(input, 0, function, "the name of an attached lake"), function);
+  try {
+    data->table = produce(*store->GetSnapshot());
+  } catch (const store::Error& error) {
+    ThrowAsDuckDB(error);
+  }
+  for (const auto& column : data->table.columns) {
+    types.push_back(DuckType(column.type));
+    names.push_back(column.name);
+  }
+  return data;
+}
+
+duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitToolScan(duckdb::ClientContext&,
+                                                                  duckdb::TableFunctionInitInput&) {
+  return duckdb::make_uniq<ToolScanState>();
+}
+
+void ScanTool(duckdb::ClientContext&, duckdb::TableFunctionInput& input,
+              duckdb::DataChunk& output) {
+  auto& state = input.global_state->Cast<ToolScanState>();
+  const auto& table = input.bind_data->Cast<ToolBindData>().table;
+  duckdb::idx_t count = 0;
+  for (; state.next < table.rows.size() && count < STANDARD_VECTOR_SIZE; ++state.next, ++count) {
+    const tools::ToolRow& row = table.rows[state.next];
+    for (size_t c = 0; c < row.size(); ++c) {
+      const tools::ToolCell& cell = row[c];
+      duckdb::Value value(DuckType(table.columns[c].type));
+      if (const auto* number = std::get_if<int64_t>(&cell)) value = duckdb::Value::BIGINT(*number);
+      if (const auto* flag = std::get_if<bool>(&cell)) value = duckdb::Value::BOOLEAN(*flag);
+      if (const auto* text = std::get_if<std::string>(&cell)) value = duckdb::Value(*text);
+      output.SetValue(c, count, value);
+    }
+  }
+  output.SetCardinality(count);
+}
+
+duckdb::unique_ptr<duckdb::FunctionData> LineageBind(duckdb::ClientContext& context,
+                                                     duckdb::TableFunctionBindInput& input,
+                                                     duckdb::vector<duckdb::LogicalType>& types,
+                                                     duckdb::vector<duckdb::string>& names) {
+  constexpr const char* kName = "moraine_column_lineage";
+  tools::LineageRequest request;
+  request.table = Argument(input, 1, kName, "a table name");
+  const std::string column = Argument(input, 2, kName, "a column name");
+  // A nested field is named by its dotted path from the top level.
+  for (size_t start = 0;;) {
+    const size_t dot = column.find('.', start);
+    request.column_path.push_back(column.substr(start, dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return BindTool(context, input, types, names, kName, [&](const store::KvSnapshot& snapshot) {
+    return tools::TraceColumn(snapshot, request).versions;
+  });
+}
+
+duckdb::unique_ptr<duckdb::FunctionData> SchemaBind(duckdb::ClientContext& context,
+                                                    duckdb::TableFunctionBindInput& input,
+                                                    duckdb::vector<duckdb::LogicalType>& types,
+                                                    duckdb::vector<duckdb::string>& names) {
+  constexpr const char* kName = "moraine_schema";
+  const std::string table = Argument(input, 1, kName, "a table name");
+  std::optional<catalog::Id> at;
+  for (auto& [name, value] : input.named_parameters) {
+    if (name == "at" && !value.IsNull()) at = value.GetValue<int64_t>();
+  }
+  return BindTool(context, input, types, names, kName, [&](const store::KvSnapshot& snapshot) {
+    return tools::SchemaAt(snapshot, table, at);
+  });
+}
+
+duckdb::unique_ptr<duckdb::FunctionData> LogBind(duckdb::ClientContext& context,
+                                                 duckdb::TableFunctionBindInput& input,
+                                                 duckdb::vector<duckdb::LogicalType>& types,
+                                                 duckdb::vector<duckdb::string>& names) {
+  return BindTool(context, input, types, names, "moraine_log",
+                  [](const store::KvSnapshot& snapshot) { return tools::SnapshotLog(snapshot); });
+}
+
+duckdb::unique_ptr<duckdb::FunctionData> VerifyBind(duckdb::ClientContext& context,
+                                                    duckdb::TableFunctionBindInput& input,
+                                                    duckdb::vector<duckdb::LogicalType>& types,
+                                                    duckdb::vector<duckdb::string>& names) {
+  return BindTool(context, input, types, names, "moraine_verify",
+                  [](const store::KvSnapshot& snapshot) {
+                    return tools::ViolationTable(tools::VerifyStore(snapshot));
+                  });
+}
+
+duckdb::unique_ptr<duckdb::FunctionData> InspectBind(duckdb::ClientContext& context,
+                                                     duckdb::TableFunctionBindInput& input,
+                                                     duckdb::vector<duckdb::LogicalType>& types,
+                                                     duckdb::vector<duckdb::string>& names) {
+  return BindTool(
+      context, input, types, names, "moraine_inspect",
+      [](const store::KvSnapshot& snapshot) { return tools::TakeCensus(snapshot).census; });
+}
+
 }  // namespace
 
 void RegisterSqlFunctions(duckdb::DatabaseInstance& database) {
@@ -131,6 +277,19 @@ void RegisterSqlFunctions(duckdb::DatabaseInstance& database) {
   raise.named_parameters["dry_run"] = duckdb::LogicalType::BOOLEAN;
   raise.named_parameters["confirm"] = duckdb::LogicalType::BOOLEAN;
   loader.RegisterFunction(raise);
+
+  const auto text = duckdb::LogicalType::VARCHAR;
+  loader.RegisterFunction(duckdb::TableFunction("moraine_column_lineage", {text, text, text},
+                                                ScanTool, LineageBind, InitToolScan));
+  duckdb::TableFunction schema("moraine_schema", {text, text}, ScanTool, SchemaBind, InitToolScan);
+  schema.named_parameters["at"] = duckdb::LogicalType::BIGINT;
+  loader.RegisterFunction(schema);
+  loader.RegisterFunction(
+      duckdb::TableFunction("moraine_log", {text}, ScanTool, LogBind, InitToolScan));
+  loader.RegisterFunction(
+      duckdb::TableFunction("moraine_verify", {text}, ScanTool, VerifyBind, InitToolScan));
+  loader.RegisterFunction(
+      duckdb::TableFunction("moraine_inspect", {text}, ScanTool, InspectBind, InitToolScan));
 }
 
 }  // namespace moraine::duckdb_shim

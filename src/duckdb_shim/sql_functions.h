@@ -12,6 +12,10 @@ namespace moraine::duckdb_shim {
 // moraine_raise_catalog_version(<attached lake>, dry_run => BOOLEAN,
 // confirm => BOOLEAN) -> (from_version, to_version): raises the DuckLake
 // catalog version a store serves (see commit/catalog_version_raise.h).
+// The store tools (src/tools) on an attached lake, read-only:
+//   moraine_column_lineage(<lake>, <table>, <column or dotted nested path>)
+//   moraine_schema(<lake>, <table>, at => BIGINT), moraine_log(<lake>),
+//   moraine_verify(<lake>) -> (invariant, key, problem), moraine_inspect(<lake>).
 void RegisterSqlFunctions(duckdb::DatabaseInstance& database);
 
 }  // namespace moraine::duckdb_shim

@@ -16,6 +16,8 @@
 #include "duckdb.hpp"
 #include "duckdb_shim/host.h"
 #include "support/temp_dir.h"
+#include "tools/store_verifier.h"
+#include "tools/tool_store.h"
 
 namespace moraine::differential {
 namespace {
@@ -270,7 +272,25 @@ class Lakes {
         break;
       }
     }
+    if (!result.mismatch && !options_.control && !statements.empty()) {
+      if (std::string report = VerifyMoraineStore(); !report.empty()) {
+        result.mismatch = Mismatch{statements.size() - 1, statements.back(), report};
+      }
+    }
     return result;
+  }
+
+  // `moraine verify` on the moraine lake's store: every invariant of the
+  // design holds once the script has run. Empty when clean.
+  std::string VerifyMoraineStore() const {
+    auto store = tools::OpenStoreReadOnly(LakeDir(kMoraine) + "/store");
+    const tools::VerifyReport verified = tools::VerifyStore(*store->GetSnapshot());
+    std::string report;
+    for (const tools::Violation& violation : verified.violations) {
+      report += "  moraine verify: " + violation.check + " " + violation.key + ": " +
+                violation.message + "\n";
+    }
+    return report;
   }
 
  private:

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "support/ducklake_session.h"
+#include "support/store_verify.h"
 #include "support/temp_dir.h"
 
 namespace moraine {
@@ -55,6 +56,10 @@ class SchemaEvolution : public ::testing::TestWithParam<bool> {
   };
 
   void SetUp() override { Open(); }
+  void TearDown() override {
+    session_.reset();
+    test::ExpectStoreVerifies(dir_.path("store"));
+  }
 
   bool inlining() const { return GetParam(); }
 

@@ -1,0 +1,87 @@
+#include "tools/rocksdb_figures.h"
+
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <stdlib.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <system_error>
+
+#include "store/error.h"
+
+namespace moraine::tools {
+namespace {
+
+// Properties that say where the bytes are; each is a number.
+constexpr const char* kProperties[] = {
+    "rocksdb.estimate-num-keys",       "rocksdb.estimate-live-data-size",
+    "rocksdb.total-sst-files-size",    "rocksdb.live-sst-files-size",
+    "rocksdb.cur-size-all-mem-tables", "rocksdb.num-live-versions",
+};
+
+// A scratch directory for the secondary instance's own log, removed after.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "moraine-inspect-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr)
+      throw store::IoError("cannot create a scratch directory");
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> RocksDbFigures(const std::string& path) {
+  std::vector<std::pair<std::string, std::string>> figures;
+  if (path.starts_with("memory://")) return figures;
+  ScratchDir scratch;
+  rocksdb::Options options;
+  options.max_open_files = -1;  // required by secondary instances
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status status = rocksdb::DB::OpenAsSecondary(options, path, scratch.path(), &raw);
+  if (!status.ok()) throw store::IoError("cannot read RocksDB's figures: " + status.ToString());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  db->TryCatchUpWithPrimary();
+  for (const char* property : kProperties) {
+    std::string value;
+    if (db->GetProperty(property, &value)) figures.emplace_back(property, value);
+  }
+  db.reset();
+
+  uint64_t table_bytes = 0, log_bytes = 0, manifest_bytes = 0, other_bytes = 0, table_files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(path)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string name = entry.path().filename().string();
+    const uint64_t size = entry.file_size();
+    if (name.ends_with(".sst")) {
+      table_bytes += size;
+      ++table_files;
+    } else if (name.ends_with(".log")) {
+      log_bytes += size;
+    } else if (name.starts_with("MANIFEST-")) {
+      manifest_bytes += size;
+    } else {
+      other_bytes += size;
+    }
+  }
+  figures.emplace_back("files.table_files", std::to_string(table_files));
+  figures.emplace_back("files.table_bytes", std::to_string(table_bytes));
+  figures.emplace_back("files.wal_bytes", std::to_string(log_bytes));
+  figures.emplace_back("files.manifest_bytes", std::to_string(manifest_bytes));
+  figures.emplace_back("files.other_bytes", std::to_string(other_bytes));
+  return figures;
+}
+
+}  // namespace moraine::tools

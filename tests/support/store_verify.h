@@ -1,0 +1,38 @@
+// `moraine verify` for tests: every store a test suite builds through DuckLake
+// must satisfy every invariant of the design when the test ends. Cheap: one
+// read-only scan of a small store.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "store/error.h"
+#include "tools/store_verifier.h"
+#include "tools/tool_store.h"
+
+namespace moraine::test {
+
+// Verifies the store at `path` (read-only; a writer may still hold it) and
+// fails the test with one line per violation. A path without a store, or a
+// store DuckLake never initialized, is skipped: there is nothing to verify.
+inline void ExpectStoreVerifies(const std::string& path) {
+  if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT")) return;
+  std::shared_ptr<store::KvStore> kv;
+  try {
+    kv = tools::OpenStoreReadOnly(path);
+  } catch (const store::InvalidArgumentError&) {
+    return;  // no head record: DuckLake never initialized the store
+  }
+  const tools::VerifyReport report = tools::VerifyStore(*kv->GetSnapshot());
+  std::string lines;
+  for (const tools::Violation& violation : report.violations) {
+    lines += "  " + violation.check + " " + violation.key + ": " + violation.message + "\n";
+  }
+  EXPECT_TRUE(report.clean()) << "moraine verify " << path << " found " << report.violations.size()
+                              << " violations:\n"
+                              << lines;
+}
+
+}  // namespace moraine::test
