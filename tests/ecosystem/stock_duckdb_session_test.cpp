@@ -100,6 +100,18 @@ TEST_F(StockDuckDBSession, TheExtensionFileAloneInAFreshDirectoryLoadsIntoPython
   EXPECT_NE(alone.writer.find("\n3,5001,"), std::string::npos) << alone.writer;
 }
 
+// make run: scripts/tour.sql in the stock CLI, from a directory that holds
+// the local repository, as the Makefile runs it from the build directory.
+TEST_F(StockDuckDBSession, TheTourRunsInTheStockCli) {
+  std::filesystem::create_directory_symlink(MORAINE_EXTENSION_REPOSITORY, dir_.path("repository"));
+  auto tour = test::RunCommand("cd '" + dir_.root().string() +
+                               "' && " STOCK_DUCKDB_VENV
+                               "/bin/duckdb -unsigned -init /dev/null -bail -f " TOUR_SCRIPT
+                               " 2>&1 </dev/null");
+  EXPECT_EQ(tour.exit_code, 0) << tour.output;
+  EXPECT_NE(tour.output.find("│     3 │ glue    │ shipped │"), std::string::npos) << tour.output;
+}
+
 TEST_F(StockDuckDBSession, TheStockDuckDBIsThePinnedRelease) {
   for (FrontEnd front_end : {FrontEnd::kCli, FrontEnd::kPython}) {
     auto result =
