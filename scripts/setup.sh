@@ -138,7 +138,7 @@ while IFS=$'\t' read -r name client package file sha; do
   [[ -z $name || $name == \#* ]] && continue
   fetch_artifact "$client" "$package" "$file" "$sha"
   unpack_artifact "$name" "$client" "$file" "$sha"
-  [[ $client == pip-venv ]] && venv_wheels+=("$cache/downloads/$file")
+  if [[ $client == pip-venv ]]; then venv_wheels+=("$cache/downloads/$file"); fi
 done <"$root/deps/pins.tsv"
 install_venv "${venv_wheels[@]}"
 

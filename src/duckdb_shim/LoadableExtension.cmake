@@ -6,7 +6,9 @@
 # It loads into the stock DuckDB CLI, Python and Node of the pinned version,
 # exports only moraine_duckdb_cpp_init and needs no libduckdb.so.
 
-# The shim once more, compiled for the extension, against DuckDB's headers only.
+# The shim once more, compiled for the extension, against DuckDB's headers
+# only. An archive, so that --exclude-libs keeps even the inline functions and
+# template instantiations it defines local: the file exports its entry point alone.
 add_library(moraine_extension_shim STATIC ${MORAINE_SHIM_SOURCES})
 target_include_directories(moraine_extension_shim PUBLIC ${CMAKE_SOURCE_DIR}/src)
 target_link_libraries(moraine_extension_shim PUBLIC duckdb_headers moraine_commit
@@ -33,7 +35,6 @@ set_target_properties(moraine_loadable_extension PROPERTIES
   CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
   # The file is copied and installed elsewhere: no path into this build tree.
   SKIP_BUILD_RPATH ON)
-target_compile_definitions(moraine_loadable_extension PRIVATE DUCKDB_BUILD_LOADABLE_EXTENSION)
 add_custom_command(TARGET moraine_loadable_extension POST_BUILD
   COMMAND ${CMAKE_SOURCE_DIR}/scripts/append_extension_metadata.sh
           $<TARGET_FILE:moraine_loadable_extension> ${DUCKDB_VERSION_DIRECTORY}
