@@ -1,13 +1,17 @@
 # moraine's entry points. Each target sets up what it needs (idempotently) first.
-#   make run    set up, build, and run a DuckLake session on a moraine catalog
-#   make test   set up, build, and run every test
-#   make build  set up and build; the host executable lands at build/moraine
-#   make bench  set up, build, and run the benchmarks (they print numbers)
+#   make run        set up, build, and tour a DuckLake lake on moraine in the stock DuckDB CLI
+#   make test       set up, build, and run every test
+#   make build      set up and build; the host executable lands at build/moraine
+#   make extension  set up and build build/moraine.duckdb_extension and the local
+#                   extension repository build/repository
+#   make bench      set up, build, and run the benchmarks (they print numbers)
 BUILD_DIR ?= build
 JOBS ?= 2
 CTEST_ARGS ?=
 
-.PHONY: setup configure build run test bench format clean
+STOCK_DUCKDB ?= $(CURDIR)/.cache/deps/venv/bin/duckdb
+
+.PHONY: setup configure build extension run test bench format clean
 
 setup:
 	@scripts/setup.sh
@@ -18,8 +22,14 @@ configure: setup
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
-run: build
-	@$(BUILD_DIR)/moraine tour
+extension: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target moraine_extension_repository
+
+# The stock DuckDB CLI of the pinned version (installed by setup into the
+# venv), with moraine and DuckLake installed from the local repository.
+run: extension
+	@cd $(BUILD_DIR) && rm -rf tour && $(STOCK_DUCKDB) -unsigned -init /dev/null -bail \
+		-f $(CURDIR)/scripts/tour.sql
 
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)

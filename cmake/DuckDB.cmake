@@ -16,12 +16,22 @@ get_filename_component(DUCKDB_LIBRARY_REAL "${DUCKDB_LIBRARY}" REALPATH)
 get_filename_component(DUCKDB_LIBRARY_DIR "${DUCKDB_LIBRARY_REAL}" DIRECTORY)
 get_filename_component(DUCKLAKE_EXTENSION_REAL "${DUCKLAKE_EXTENSION}" REALPATH)
 
+# DuckDB's headers alone: what code compiled into the self-contained
+# extension sees, which must not inherit libduckdb.so.
+add_library(duckdb_headers INTERFACE IMPORTED GLOBAL)
+target_include_directories(duckdb_headers SYSTEM INTERFACE "${DUCKDB_SOURCE_DIR}/src/include")
+
+# The headers and the shared engine: for the host executable and the tests.
 add_library(duckdb_engine SHARED IMPORTED GLOBAL)
 set_target_properties(duckdb_engine PROPERTIES IMPORTED_LOCATION "${DUCKDB_LIBRARY_REAL}"
                                                IMPORTED_NO_SONAME TRUE)
-target_include_directories(duckdb_engine SYSTEM INTERFACE "${DUCKDB_SOURCE_DIR}/src/include")
+target_link_libraries(duckdb_engine INTERFACE duckdb_headers)
 target_link_options(duckdb_engine INTERFACE "LINKER:-rpath,${DUCKDB_LIBRARY_DIR}")
 
-# What a loadable extension's metadata must name to load into this engine.
+# What a loadable extension's metadata must name to load into this engine,
+# and the source id the pinned release reports in PRAGMA version.
 set(DUCKDB_VERSION_DIRECTORY "v1.5.5")
 set(DUCKDB_PLATFORM "linux_amd64")
+set(DUCKDB_SOURCE_ID "d8cdaa33fd")
+
+include(${CMAKE_CURRENT_LIST_DIR}/DuckDBStatic.cmake)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Brings a fresh Debian machine to the point where moraine builds and tests:
 # Debian packages through apt-get, then the pinned DuckDB/DuckLake artifacts
-# (deps/pins.tsv) through pip and npm by package name into .cache/deps.
+# (deps/pins.tsv) through pip, npm and go by package name into .cache/deps,
+# and the stock DuckDB (Python package and CLI) into a venv there.
 # Every artifact is checked against its sha256 before it is unpacked.
 # Idempotent: a second run finds everything in place and does nothing.
 set -euo pipefail
@@ -20,11 +21,12 @@ install_debian_packages() {
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
       missing+=("$pkg")
   done
-  # npm and pip may come from a toolchain that apt did not install; a working
-  # command is enough.
+  # npm, pip and go may come from a toolchain that apt did not install; a
+  # working command is enough.
   local not_needed=()
   command -v npm >/dev/null && not_needed+=(npm)
   python3 -m pip --version >/dev/null 2>&1 && not_needed+=(python3-pip)
+  go_command >/dev/null && not_needed+=(golang-go)
   local filtered=()
   for pkg in "${missing[@]+"${missing[@]}"}"; do
     [[ " ${not_needed[*]+"${not_needed[*]}"} " == *" $pkg "* ]] || filtered+=("$pkg")
@@ -41,6 +43,24 @@ install_debian_packages() {
 
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 
+# The go command: on PATH, at the usual toolchain location, or none.
+go_command() {
+  command -v go 2>/dev/null || { [[ -x /usr/local/go/bin/go ]] && echo /usr/local/go/bin/go; }
+}
+
+# Fetches a Go module's zip with `go mod download` into a scratch module
+# cache (go also verifies it against its checksum database) and copies it out.
+fetch_go_module() {
+  local module="$1" scratch="$2" out="$3"
+  local go info zip
+  go="$(go_command)" || { log "go is missing"; exit 1; }
+  info="$(cd "$scratch" && GOPATH="$scratch/gopath" GOMODCACHE="$scratch/gopath/mod" \
+    GOFLAGS=-modcacherw GOTOOLCHAIN=local GO111MODULE=on "$go" mod download -json "$module")"
+  zip="$(python3 -c 'import json, sys; print(json.loads(sys.stdin.read())["Zip"])' <<<"$info")"
+  cp "$zip" "$out"
+  rm -rf "$scratch/gopath"
+}
+
 # Downloads one pinned artifact unless a verified copy is already cached.
 fetch_artifact() {
   local client="$1" package="$2" file="$3" sha="$4"
@@ -53,10 +73,12 @@ fetch_artifact() {
   case "$client" in
     pip-sdist)
       python3 -m pip download --quiet --no-deps --no-binary "${package%%==*}" -d "$tmp" "$package" ;;
-    pip-wheel)
+    pip-wheel | pip-venv)
       python3 -m pip download --quiet --no-deps --only-binary :all: -d "$tmp" "$package" ;;
     npm)
       (cd "$tmp" && npm pack --silent "$package" >/dev/null) ;;
+    go-mod)
+      fetch_go_module "$package" "$tmp" "$tmp/$file" ;;
     *) log "unknown client $client"; exit 1 ;;
   esac
   if [[ ! -f $tmp/$file ]]; then
@@ -75,7 +97,8 @@ fetch_artifact() {
 
 # Unpacks a verified artifact once; the stamp records which checksum it came from.
 unpack_artifact() {
-  local name="$1" file="$2" sha="$3"
+  local name="$1" client="$2" file="$3" sha="$4"
+  [[ $client == pip-venv ]] && return  # installed into the venv instead
   local stamp="$stamp_dir/$name"
   [[ -f $stamp && $(cat "$stamp") == "$sha" ]] && return
   local src="$cache/downloads/$file" out="$cache/$name"
@@ -84,16 +107,40 @@ unpack_artifact() {
   case "$file" in
     *.tar.gz | *.tgz) tar xzf "$src" -C "$out" --strip-components=1 ;;
     *.whl) unzip -q "$src" -d "$out" ;;
+    *.zip)
+      # A Go module zip holds one folder, <module>@<version>/.
+      unzip -q "$src" -d "$out.tmp"
+      rm -rf "$out"
+      mv "$(dirname "$(find "$out.tmp" -name go.mod | head -n1)")" "$out"
+      rm -rf "$out.tmp" ;;
   esac
   echo "$sha" >"$stamp"
 }
 
+# The stock DuckDB that users run (the pip-venv pins: the Python package and
+# the CLI) in one venv, installed from the verified wheels only.
+install_venv() {
+  local venv="$cache/venv" wheels=("$@")
+  local stamp="$stamp_dir/venv" want
+  want="$(python3 --version) ${wheels[*]##*/}"
+  [[ -f $stamp && $(cat "$stamp") == "$want" && -x $venv/bin/python ]] && return
+  log "installing the stock DuckDB into $venv"
+  rm -rf "$venv"
+  python3 -m venv --without-pip "$venv"
+  python3 -m pip --python "$venv/bin/python" install --quiet --no-index --no-deps \
+    --disable-pip-version-check "${wheels[@]}"
+  echo "$want" >"$stamp"
+}
+
 install_debian_packages
+venv_wheels=()
 while IFS=$'\t' read -r name client package file sha; do
   [[ -z $name || $name == \#* ]] && continue
   fetch_artifact "$client" "$package" "$file" "$sha"
-  unpack_artifact "$name" "$file" "$sha"
+  unpack_artifact "$name" "$client" "$file" "$sha"
+  if [[ $client == pip-venv ]]; then venv_wheels+=("$cache/downloads/$file"); fi
 done <"$root/deps/pins.tsv"
+install_venv "${venv_wheels[@]}"
 
 # Stable paths the build uses, independent of the artifacts' inner layouts.
 ln -sfn "$cache/duckdb-source/external/duckdb" "$cache/duckdb"

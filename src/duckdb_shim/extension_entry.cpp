@@ -1,6 +1,7 @@
 // The entry point of moraine as a loadable DuckDB extension
-// (build/moraine.duckdb_extension), for programs that link the same libduckdb:
-//   SET allow_unsigned_extensions = true;  -- at database start-up
+// (build/moraine.duckdb_extension, self-contained: see LoadableExtension.cmake),
+// for the stock DuckDB CLI, Python, Node or any program of DuckDB 1.5.5:
+//   SET allow_unsigned_extensions = true;  -- at database start-up (duckdb -unsigned)
 //   LOAD 'moraine.duckdb_extension';
 //   ATTACH 'ducklake:moraine:/data/lake.moraine' AS lake (DATA_PATH '/data/files/');
 #include "duckdb/main/config.hpp"

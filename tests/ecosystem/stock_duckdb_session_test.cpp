@@ -1,0 +1,128 @@
+// The DuckLake session of lake_session.h in the stock DuckDB CLI and Python of
+// the pinned version, with moraine installed as a user installs it:
+//   - in each front end, the lake on moraine and the lake on DuckLake's stock
+//     DuckDB-file catalog print the same state;
+//   - a second process that re-attaches prints the same state again;
+//   - the CLI and Python print the same bytes;
+//   - the extension file copied alone into a fresh directory, loaded by path
+//     (and installed from that file in the second process), does the same.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "ecosystem/lake_session.h"
+#include "ecosystem/stock_duckdb.h"
+#include "support/temp_dir.h"
+
+namespace moraine {
+namespace {
+
+using test::FrontEnd;
+using test::MoraineFrom;
+
+class StockDuckDBSession : public ::testing::Test {
+ protected:
+  struct Run {
+    std::string writer;  // output of the process that wrote the lake
+    std::string reader;  // output of a second process that re-attached it
+  };
+
+  // Writes the lake in one process and reads it back in a second one.
+  // `catalog` is "moraine" or "stock".
+  Run Session(FrontEnd front_end, const std::string& catalog, MoraineFrom writer_from,
+              MoraineFrom reader_from, const std::string& extension) {
+    const std::string name = std::string(Name(front_end)) + "-" + catalog + "-" +
+                             std::to_string(static_cast<int>(writer_from));
+    const std::string lake = dir_.path(name);
+    std::filesystem::create_directories(lake + "/files");
+    const std::string target =
+        catalog == "moraine" ? "moraine:" + lake + "/lake.moraine" : lake + "/lake.ducklake";
+    const std::string attach = "SET threads = 1;\nATTACH 'ducklake:" + target +
+                               "' AS lake (DATA_PATH '" + lake + "/files/');\n";
+    const std::string extensions = dir_.path("extensions-" + name);
+    Run run;
+    auto writer = test::RunStock(front_end,
+                                 test::Prelude(extensions, writer_from, extension) + attach +
+                                     test::LakeWrites() + test::LakeQueries(),
+                                 lake + "/writer.sql");
+    EXPECT_EQ(writer.exit_code, 0) << name << " writer:\n" << writer.output;
+    auto reader = test::RunStock(
+        front_end, test::Prelude(extensions, reader_from, extension) + attach + test::LakeQueries(),
+        lake + "/reader.sql");
+    EXPECT_EQ(reader.exit_code, 0) << name << " reader:\n" << reader.output;
+    return {writer.output, reader.output};
+  }
+
+  Run FromRepository(FrontEnd front_end, const std::string& catalog) {
+    return Session(front_end, catalog, MoraineFrom::kRepository, MoraineFrom::kRepository,
+                   MORAINE_EXTENSION_REPOSITORY);
+  }
+
+  test::TempDir dir_;
+};
+
+// SET threads = 1 above: DuckLake's catalog cache has an upstream race with
+// several threads (see tests/support/ducklake_session.h), whatever the catalog.
+TEST_F(StockDuckDBSession, MoraineMatchesTheStockCatalogInTheCliAndPython) {
+  const Run cli = FromRepository(FrontEnd::kCli, "moraine");
+  const Run cli_stock = FromRepository(FrontEnd::kCli, "stock");
+  const Run python = FromRepository(FrontEnd::kPython, "moraine");
+  const Run python_stock = FromRepository(FrontEnd::kPython, "stock");
+
+  EXPECT_EQ(cli.writer, cli_stock.writer) << "CLI: moraine and the stock catalog disagree";
+  EXPECT_EQ(python.writer, python_stock.writer) << "Python: moraine and stock disagree";
+  EXPECT_EQ(cli.reader, cli.writer) << "CLI: a second process sees another lake";
+  EXPECT_EQ(python.reader, python.writer) << "Python: a second process sees another lake";
+  EXPECT_EQ(cli_stock.reader, cli_stock.writer);
+  EXPECT_EQ(python_stock.reader, python_stock.writer);
+  EXPECT_EQ(cli.writer, python.writer) << "the CLI and Python print different states";
+
+  // The state itself, so that agreement on nothing cannot pass: 5,001 rows
+  // after the big insert, then the totals at head (4,288 rows after the
+  // DELETE; c set on the 9 surviving updated rows and by default on 6000; d
+  // kept its initial default on the rows that existed when it was added).
+  EXPECT_NE(cli.writer.find("\n3,5001,"), std::string::npos) << cli.writer;
+  EXPECT_NE(cli.writer.find("\nn,w,c,d,x\n4288,"), std::string::npos) << cli.writer;
+  EXPECT_NE(cli.writer.find(",10,4287,"), std::string::npos) << cli.writer;
+  // One Parquet file (the 5,000 rows; the other inserts were inlined) and the
+  // DELETE's delete file.
+  EXPECT_NE(cli.writer.find("\ndata_files,delete_files\n1,1\n"), std::string::npos) << cli.writer;
+}
+
+TEST_F(StockDuckDBSession, TheExtensionFileAloneInAFreshDirectoryLoadsIntoPython) {
+  test::TempDir fresh;
+  const std::string file = fresh.path("moraine.duckdb_extension");
+  std::filesystem::copy_file(MORAINE_LOADABLE_EXTENSION, file);
+  const Run alone = Session(FrontEnd::kPython, "moraine", MoraineFrom::kLoadFile,
+                            MoraineFrom::kInstallFile, file);
+  const Run stock = FromRepository(FrontEnd::kPython, "stock");
+  EXPECT_EQ(alone.writer, stock.writer);
+  EXPECT_EQ(alone.reader, stock.writer);
+  EXPECT_NE(alone.writer.find("\n3,5001,"), std::string::npos) << alone.writer;
+}
+
+// make run: scripts/tour.sql in the stock CLI, from a directory that holds
+// the local repository, as the Makefile runs it from the build directory.
+TEST_F(StockDuckDBSession, TheTourRunsInTheStockCli) {
+  std::filesystem::create_directory_symlink(MORAINE_EXTENSION_REPOSITORY, dir_.path("repository"));
+  auto tour = test::RunCommand("cd '" + dir_.root().string() +
+                               "' && " STOCK_DUCKDB_VENV
+                               "/bin/duckdb -unsigned -init /dev/null -bail -f " TOUR_SCRIPT
+                               " 2>&1 </dev/null");
+  EXPECT_EQ(tour.exit_code, 0) << tour.output;
+  EXPECT_NE(tour.output.find("│     3 │ glue    │ shipped │"), std::string::npos) << tour.output;
+}
+
+TEST_F(StockDuckDBSession, TheStockDuckDBIsThePinnedRelease) {
+  for (FrontEnd front_end : {FrontEnd::kCli, FrontEnd::kPython}) {
+    auto result =
+        test::RunStock(front_end, "SELECT library_version, source_id FROM pragma_version();\n",
+                       dir_.path("version.sql"));
+    EXPECT_EQ(result.output, "library_version,source_id\nv1.5.5," DUCKDB_SOURCE_ID "\n")
+        << Name(front_end);
+  }
+}
+
+}  // namespace
+}  // namespace moraine
