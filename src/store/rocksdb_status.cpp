@@ -8,6 +8,10 @@
 
 namespace moraine::store {
 
+bool IsLockError(const rocksdb::Status& status) {
+  return status.IsIOError() && status.ToString().find("lock") != std::string::npos;
+}
+
 void ThrowIfError(const rocksdb::Status& status, std::string_view context) {
   if (status.ok()) return;
   const std::string message = std::string(context) + ": " + status.ToString();
@@ -15,7 +19,7 @@ void ThrowIfError(const rocksdb::Status& status, std::string_view context) {
   if (status.IsNotFound() || status.IsPathNotFound()) throw NotFoundError(message);
   if (status.IsInvalidArgument()) throw InvalidArgumentError(message);
   if (status.IsBusy() || status.IsTryAgain()) throw ConflictError(message);
-  if (status.IsIOError() && status.ToString().find("lock") != std::string::npos) {
+  if (IsLockError(status)) {
     throw StoreLockedError(message);
   }
   throw IoError(message);

@@ -112,7 +112,7 @@ class RocksDbSnapshot final : public KvSnapshot {
 
 // Turns RocksDB's own recovery from a write error off: it polls for free
 // space in the background and, while it runs, refuses the Resume() that
-// ApplyLocked calls. With it off, recovery happens exactly when the next
+// RecoverFromFailedWriteLocked calls. With it off, recovery happens exactly when the next
 // commit asks for it, and that commit learns whether it worked.
 class ResumeOnNextWrite final : public rocksdb::EventListener {
  public:
@@ -132,6 +132,9 @@ rocksdb::Options BaseOptions(rocksdb::Env* env, std::shared_ptr<rocksdb::Logger>
   // is a write torn by a crash, and a torn write was never acknowledged,
   // since every write is synced before it returns.
   rocks.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
+  // The manifest records every synced log, so a log that went missing or
+  // lost synced bytes is refused at open instead of replayed short.
+  rocks.track_and_verify_wals_in_manifest = true;
   rocks.keep_log_file_num = 4;
   rocks.max_open_files = -1;  // required by secondary instances; the catalog is small
   if (env != nullptr) rocks.env = env;
@@ -177,7 +180,7 @@ std::string DamagedStoreMessage(const std::string& location, const std::string& 
 // damage and the way out, anything else keeps RocksDB's words.
 void ThrowOpenError(const rocksdb::Status& status, const std::string& location,
                     std::string_view mode) {
-  if (status.IsIOError() && status.ToString().find("lock") != std::string::npos) {
+  if (IsLockError(status)) {
     throw StoreLockedError("moraine store at '" + location +
                            "' is already open read-write (by this or another process); "
                            "close that handle or open this one read-only");
@@ -291,8 +294,7 @@ void OpenWriterInto(RocksDbHandle& handle, const KvOptions& options, const std::
   if (!status.ok()) {
     rocks.info_log.reset();  // close LOG before removing it
     // Another writer's lock means the directory is theirs now: leave it.
-    const bool locked = status.IsIOError() && status.ToString().find("lock") != std::string::npos;
-    if (create && !locked && memory_env == nullptr) UndoCreation(path, before);
+    if (create && !IsLockError(status) && memory_env == nullptr) UndoCreation(path, before);
     ThrowOpenError(status, options.location, "read-write");
   }
   handle.db.reset(db);
@@ -467,7 +469,7 @@ void RocksDbStore::Repair(const std::string& location) {
   }
   rocksdb::Options rocks = BaseOptions(nullptr, nullptr);
   rocksdb::Status status = rocksdb::RepairDB(location, rocks);
-  if (status.IsIOError() && status.ToString().find("lock") != std::string::npos) {
+  if (IsLockError(status)) {
     throw StoreLockedError("moraine store at '" + location +
                            "' is open; close every session on it before repairing it");
   }
