@@ -153,6 +153,16 @@ void CheckLakeInvariants(const test::Lake& lake, const CrashCase& crash) {
   }
 }
 
+// `state` less the empty inlined data tables and their registry.
+std::map<std::string, std::string> WithoutEmptyInlinedTables(
+    std::map<std::string, std::string> state) {
+  std::erase_if(state, [](const auto& entry) {
+    return entry.first == "ducklake_inlined_data_tables" ||
+           (entry.first.starts_with("ducklake_inlined_data_") && entry.second == "0");
+  });
+  return state;
+}
+
 // Returns how many statements the child acknowledged before it died.
 size_t RunCase(const CrashCase& crash) {
   SCOPED_TRACE(crash.name + " (" + crash.point + ")");
@@ -209,7 +219,13 @@ size_t RunCase(const CrashCase& crash) {
   if (!matched && acknowledged < workload.statements.size()) {
     with.Run(script, workload.setup.size() + acknowledged + 1);
     const auto with_state = test::StateOf(with);
-    matched = state == with_state;
+    // A flush of inlined data is two DuckLake commits: the flush, then
+    // (DuckLakeTransaction::Commit, DropEmptySupersededInlinedTables) a
+    // second transaction that drops the inlined tables it emptied. A kill
+    // between them leaves those empty tables registered: whole commits, only
+    // not yet the second one.
+    matched = state == with_state ||
+              WithoutEmptyInlinedTables(state) == WithoutEmptyInlinedTables(with_state);
     expected += "with it:\n" + test::Describe(with_state);
   }
   EXPECT_TRUE(matched) << acknowledged << " acknowledged; the crashed store:\n"
