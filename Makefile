@@ -3,11 +3,13 @@
 #   make test   set up, build, and run every test
 #   make build  set up and build; the host executable lands at build/moraine
 #   make bench  set up, build, and run the benchmarks (they print numbers)
+#   make fuzz   set up, build, and run each fuzz target for FUZZ_SECONDS (default 600)
 BUILD_DIR ?= build
 JOBS ?= 2
 CTEST_ARGS ?=
+FUZZ_SECONDS ?= 600
 
-.PHONY: setup configure build run test bench format clean
+.PHONY: setup configure build run test bench fuzz format clean
 
 setup:
 	@scripts/setup.sh
@@ -27,6 +29,9 @@ test: build
 bench: build
 	@$(BUILD_DIR)/bench/moraine_bench
 	@$(BUILD_DIR)/bench/moraine_ducklake_bench
+
+fuzz: build
+	@tests/fuzz/run.sh $(BUILD_DIR)/fuzz $(FUZZ_SECONDS)
 
 format:
 	@git ls-files "*.cpp" "*.h" "*.hpp" | xargs clang-format -i
