@@ -26,8 +26,15 @@ for symbolizer in /usr/lib/llvm-14/bin/llvm-symbolizer "$(command -v llvm-symbol
 done
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 
+# Scratch space for the store-open target's store copies and RocksDB's
+# read-only scratch directories: tmpfs where there is one (opens sync files),
+# removed after each target even when a finding ended it early.
+scratch_base=/dev/shm
+[[ -d $scratch_base && -w $scratch_base ]] || scratch_base="${TMPDIR:-/tmp}"
+
 status=0
 for target in "${targets[@]}"; do
+  scratch="$(mktemp -d "$scratch_base/moraine-fuzz-XXXXXX")"
   seeds="$bin/seeds/$target" corpus="$bin/corpus/$target" artifacts="$bin/artifacts/$target"
   log="$bin/logs/$target.log"
   mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
@@ -36,8 +43,9 @@ for target in "${targets[@]}"; do
   [[ -d $here/corpus/$target ]] && dirs+=("$here/corpus/$target")
   before=$(find "$artifacts" -type f | wc -l)
   rc=0
-  "$bin/fuzz_$target" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
+  MORAINE_FUZZ_TMPDIR="$scratch" TMPDIR="$scratch" "$bin/fuzz_$target" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
     -print_final_stats=1 -artifact_prefix="$artifacts/" "${dirs[@]}" >"$log" 2>&1 || rc=$?
+  rm -rf "$scratch"
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
   crashes=$(($(find "$artifacts" -type f | wc -l) - before))
   printf 'fuzz %s: %s executions in %s s, %d crashes, corpus %d inputs\n' "$target" \

@@ -7,8 +7,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <typeinfo>
+#include <utility>
 
 #include "store/error.h"
 
@@ -25,21 +28,27 @@ inline void Require(bool holds, std::string_view what) {
   if (!holds) Fail(what);
 }
 
-// Runs `decode`; returns true if it succeeded, false if it threw a typed
-// store::Error. Anything else thrown aborts.
+// Runs `decode`; returns nothing if it succeeded, the message of the typed
+// store::Error it threw otherwise. Anything else thrown aborts.
 template <class Decode>
-bool Decodes(Decode&& decode) {
+std::optional<std::string> TypedError(Decode&& decode) {
   try {
     decode();
-    return true;
-  } catch (const store::Error&) {
-    return false;
+    return std::nullopt;
+  } catch (const store::Error& e) {
+    return e.what();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "untyped exception %s: %s\n", typeid(e).name(), e.what());
     Fail("a decode threw something other than moraine::store::Error");
   } catch (...) {
     Fail("a decode threw a non-std::exception");
   }
+}
+
+// TypedError, as whether `decode` succeeded.
+template <class Decode>
+bool Decodes(Decode&& decode) {
+  return !TypedError(std::forward<Decode>(decode)).has_value();
 }
 
 }  // namespace moraine::fuzz

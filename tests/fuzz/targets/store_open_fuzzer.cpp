@@ -7,9 +7,14 @@
 // each value as its key's record. Every step must succeed or throw
 // store::Error; a crash, a sanitizer report or any other exception is a
 // finding.
+//
+// Gap: the read-only open is skipped where RocksDB's secondary instance is
+// known to hang (secondary_hang_guard.h). MORAINE_FUZZ_VERBOSE=1 prints each
+// open's outcome, for characterizing a reproducer.
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -20,6 +25,7 @@
 
 #include "fuzz_contract.h"
 #include "quiet_protobuf.h"
+#include "secondary_hang_guard.h"
 #include "store/key.h"
 #include "store/kv_store.h"
 #include "store/record_types.h"
@@ -53,21 +59,32 @@ void RemoveScratch() {
   if (dirs != nullptr) fs::remove_all(dirs->root, ignored);
 }
 
-void ScanAndDecode(store::KvStore& kv) {
+bool Flag(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && std::string(value) == "1";
+}
+
+// Returns how many entries the store serves.
+size_t ScanAndDecode(store::KvStore& kv) {
+  size_t entries = 0;
   auto snapshot = kv.GetSnapshot();
   for (auto it = snapshot->Scan(store::KeyRange{}); it->Valid(); it->Next()) {
+    ++entries;
     std::optional<store::Key> key;
     if (!Decodes([&] { key = store::Key::Decode(it->key()); })) continue;
     auto record = store::NewRecord(key->kind());
     Decodes([&] { store::UnframeValue(key->kind(), it->value(), record.get()); });
   }
+  return entries;
 }
 
 void OpenAndScan(bool read_only) {
-  Decodes([&] {
+  static const bool verbose = Flag("MORAINE_FUZZ_VERBOSE");
+  size_t entries = 0;
+  const std::optional<std::string> error = moraine::fuzz::TypedError([&] {
     auto kv = store::OpenKvStore(
         {.location = dirs->work.string(), .read_only = read_only, .create_if_missing = false});
-    ScanAndDecode(*kv);
+    entries = ScanAndDecode(*kv);
     if (!read_only) {
       // A write after recovery, then a fresh view of it.
       store::WriteBatch batch;
@@ -76,6 +93,11 @@ void OpenAndScan(bool read_only) {
       ScanAndDecode(*kv);
     }
   });
+  if (verbose) {
+    std::fprintf(
+        stderr, "%s open: %s\n", read_only ? "read-only" : "read-write",
+        error ? error->c_str() : ("serves " + std::to_string(entries) + " entries").c_str());
+  }
 }
 
 }  // namespace
@@ -95,7 +117,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fs::copy(dirs->pristine, dirs->work, fs::copy_options::recursive);
   fs::remove(dirs->work / "LOCK");
   moraine::fuzz::ApplyMutations(dirs->work, {data, size});
-  OpenAndScan(/*read_only=*/true);
+  static const bool unguarded = Flag("MORAINE_FUZZ_UNGUARDED");
+  if (unguarded || !moraine::fuzz::MayHangSecondaryOpen(dirs->work)) {
+    OpenAndScan(/*read_only=*/true);
+  }
   OpenAndScan(/*read_only=*/false);
   return 0;
 }
