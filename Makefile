@@ -5,13 +5,15 @@
 #   make extension  set up and build build/moraine.duckdb_extension and the local
 #                   extension repository build/repository
 #   make bench      set up, build, and run the benchmarks (they print numbers)
+#   make fuzz       set up, build, and run each fuzz target for FUZZ_SECONDS (default 600)
 BUILD_DIR ?= build
 JOBS ?= 2
 CTEST_ARGS ?=
+FUZZ_SECONDS ?= 600
 
 STOCK_DUCKDB ?= $(CURDIR)/.cache/deps/venv/bin/duckdb
 
-.PHONY: setup configure build extension run test bench format clean
+.PHONY: setup configure build extension run test bench fuzz format clean
 
 setup:
 	@scripts/setup.sh
@@ -37,6 +39,9 @@ test: build
 bench: build
 	@$(BUILD_DIR)/bench/moraine_bench
 	@$(BUILD_DIR)/bench/moraine_ducklake_bench
+
+fuzz: build
+	@tests/fuzz/run.sh $(BUILD_DIR)/fuzz $(FUZZ_SECONDS)
 
 format:
 	@git ls-files "*.cpp" "*.h" "*.hpp" | xargs clang-format -i

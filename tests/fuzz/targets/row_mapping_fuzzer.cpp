@@ -1,0 +1,173 @@
+// Fuzzes the decode of stored records into the rows of DuckLake's catalog
+// tables: catalog::RowMapping for every fixed table at both catalog versions
+// (exactly the calls the staged-row scan makes: UnframeValue, then
+// ReadRecord or ReadEntry per entry), and the inlined-table codec
+// (commit/inlined_tables.h) for inlined data rows, inlined deletes and
+// inlined table shapes.
+//
+// Input: a selector byte (which table), then a record payload, which the
+// harness seals into a valid frame of that table's kind: the frame itself is
+// the value-frame target's subject, this one is about what lies behind it.
+//
+// Properties: decoding succeeds or throws store::Error; a decoded row has the
+// table's width and every non-NULL cell the column's type (a record never
+// reads as something else); a row written back reads back the same row; its
+// key, where it has one, is of the table's kind.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "catalog/catalog_version.h"
+#include "catalog/ducklake_tables.h"
+#include "catalog/row_mapping.h"
+#include "commit/inlined_tables.h"
+#include "fuzz_contract.h"
+#include "quiet_protobuf.h"
+#include "sealed_frame.h"
+#include "store/value_frame.h"
+
+using moraine::fuzz::Decodes;
+using moraine::fuzz::Require;
+namespace catalog = moraine::catalog;
+namespace inlined = moraine::commit::inlined;
+namespace store = moraine::store;
+using catalog::Row;
+using catalog::RowMapping;
+using catalog::RowShape;
+
+namespace {
+
+bool CellHasType(const catalog::Cell& cell, catalog::CellType type) {
+  switch (type) {
+    case catalog::CellType::kBigint:
+    case catalog::CellType::kTimestampTz:
+      return std::holds_alternative<int64_t>(cell);
+    case catalog::CellType::kVarchar:
+    case catalog::CellType::kUuid:
+      return std::holds_alternative<std::string>(cell);
+    case catalog::CellType::kBoolean:
+      return std::holds_alternative<bool>(cell);
+  }
+  return false;
+}
+
+void CheckRow(const RowMapping& mapping, const Row& row) {
+  const auto& columns = mapping.table().columns;
+  Require(row.size() == columns.size(), "a decoded row has its table's width");
+  for (size_t i = 0; i < row.size(); ++i) {
+    Require(catalog::IsNull(row[i]) || CellHasType(row[i], columns[i].type),
+            "a decoded cell has its column's type");
+  }
+  // Written back into a fresh record, the row reads back unchanged.
+  auto fresh = mapping.NewRecord();
+  Row again;
+  if (mapping.shape() == RowShape::kEntry) {
+    mapping.WriteContainer(row, fresh.get());
+    mapping.WriteEntry(row, mapping.AddEntry(fresh.get()));
+    again = mapping.ReadEntry(*fresh, 0);
+  } else {
+    mapping.WriteRecord(row, fresh.get());
+    again = mapping.ReadRecord(*fresh);
+  }
+  Require(again == row, "a decoded row written back reads back the same");
+  // A row that identifies itself is keyed in its table's kind.
+  std::optional<store::Key> key;
+  if (Decodes([&] { key = mapping.KeyOf(row); })) {
+    Require(key->kind() == mapping.kind(), "a row is keyed in its table's kind");
+    Require(store::Key::Decode(key->Encode()) == *key, "a row's key round-trips");
+  }
+  // The served label of the catalog version option (row_transaction.cpp).
+  if (mapping.table().name == "ducklake_metadata" && row[0] == catalog::Cell("version") &&
+      std::holds_alternative<std::string>(row[1])) {
+    const std::string& label = std::get<std::string>(row[1]);
+    catalog::ParseCatalogVersion(label);
+    catalog::ServedCatalogVersionLabel(label);
+  }
+}
+
+void FuzzMapping(const RowMapping& mapping, std::string_view payload) {
+  const std::string value = moraine::fuzz::SealFrame(store::kValueCodecVersion,
+                                                     static_cast<uint8_t>(mapping.kind()), payload);
+  auto record = mapping.NewRecord();
+  std::vector<Row> rows;
+  const bool decoded = Decodes([&] {
+    store::UnframeValue(mapping.kind(), value, record.get());
+    if (mapping.shape() == RowShape::kEntry) {
+      for (int i = 0; i < mapping.EntryCount(*record); ++i) {
+        rows.push_back(mapping.ReadEntry(*record, i));
+      }
+    } else {
+      rows.push_back(mapping.ReadRecord(*record));
+    }
+  });
+  if (!decoded) return;
+  for (const Row& row : rows) CheckRow(mapping, row);
+}
+
+void FuzzInlinedRow(catalog::InlinedTableName::Kind family, std::string_view payload) {
+  const catalog::InlinedTableName name{family, 7,
+                                       family == catalog::InlinedTableName::kData ? 3 : 0};
+  const store::Kind kind = family == catalog::InlinedTableName::kData ? store::Kind::kInlinedRow
+                                                                      : store::Kind::kInlinedDelete;
+  const std::string value =
+      moraine::fuzz::SealFrame(store::kValueCodecVersion, static_cast<uint8_t>(kind), payload);
+  Row row;
+  if (!Decodes([&] { row = inlined::ReadRow(name, value); })) return;
+  Require(row.size() >= catalog::InlinedDeleteColumns().size(),
+          "an inlined row has its family's columns");
+  if (family == catalog::InlinedTableName::kDelete) {
+    Require(row.size() == catalog::InlinedDeleteColumns().size(),
+            "an inlined delete has three columns");
+  }
+  std::string written;
+  if (!Decodes([&] { written = inlined::RowValue(name, row, row.size()); })) return;
+  Require(inlined::ReadRow(name, written) == row,
+          "an inlined row written back reads back the same");
+  Decodes([&] { inlined::RowKey(name, row); });
+}
+
+void FuzzInlinedShape(std::string_view payload) {
+  const catalog::InlinedTableName name{catalog::InlinedTableName::kData, 7, 3};
+  const std::string value = moraine::fuzz::SealFrame(
+      store::kValueCodecVersion, static_cast<uint8_t>(store::Kind::kInlinedTableShape), payload);
+  moraine::commit::TableSpec spec;
+  if (!Decodes([&] { spec = inlined::SpecOf(name, value); })) return;
+  Require(spec.columns.size() >= catalog::InlinedDataLeadingColumns().size(),
+          "an inlined table's shape starts with its family's columns");
+  std::string written;
+  if (!Decodes([&] { written = inlined::ExistenceValue(name, spec); })) return;
+  const auto again = inlined::SpecOf(name, written);
+  Require(again.columns.size() == spec.columns.size(), "an inlined shape written back reads back");
+  for (size_t i = 0; i < spec.columns.size(); ++i) {
+    Require(again.columns[i].name == spec.columns[i].name &&
+                again.columns[i].type == spec.columns[i].type,
+            "an inlined shape's columns read back the same");
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  moraine::fuzz::QuietProtobuf();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const auto& v1_0 = catalog::RowMappings(catalog::CatalogVersion::kV1_0);
+  const auto& v1_1 = catalog::RowMappings(catalog::CatalogVersion::kV1_1);
+  const std::string_view payload(reinterpret_cast<const char*>(data) + 1, size - 1);
+  size_t target = data[0] % (v1_0.size() + v1_1.size() + 3);
+  if (target < v1_0.size()) return FuzzMapping(v1_0[target], payload), 0;
+  target -= v1_0.size();
+  if (target < v1_1.size()) return FuzzMapping(v1_1[target], payload), 0;
+  target -= v1_1.size();
+  if (target == 0) FuzzInlinedRow(catalog::InlinedTableName::kData, payload);
+  if (target == 1) FuzzInlinedRow(catalog::InlinedTableName::kDelete, payload);
+  if (target == 2) FuzzInlinedShape(payload);
+  return 0;
+}
