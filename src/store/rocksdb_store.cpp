@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "store/error.h"
+#include "store/log_record_check.h"
 #include "store/memory_env.h"
 #include "store/rocksdb_info_log.h"
 #include "store/rocksdb_status.h"
@@ -327,6 +328,11 @@ std::unique_ptr<RocksDbStore> RocksDbStore::Open(const KvOptions& options) {
     }
     if (before == DirectoryState::kForeign || before == DirectoryState::kNotADirectory) {
       throw InvalidArgumentError(RefusalMessage(inspection, options.location));
+    }
+    if (before == DirectoryState::kStore) {
+      if (auto foreign = FindForeignLogRecord(path)) {
+        throw CorruptionError(DamagedStoreMessage(options.location, *foreign));
+      }
     }
   }
   const bool create = before == DirectoryState::kAbsent || before == DirectoryState::kEmpty;

@@ -108,6 +108,31 @@ TEST_F(StoreDamage, ADamagedLogRecordIsRefusedRatherThanDroppingLaterCommits) {
   }
 }
 
+TEST_F(StoreDamage, ALogRecordOfARecycledLogsTypeIsRefusedRatherThanEndingTheLog) {
+  {
+    test::DuckLakeSession session;
+    session.Run(AttachLake());
+    session.Run("CREATE TABLE lake.t (i INTEGER)");
+    for (int i = 1; i <= 5; ++i)
+      session.Run("INSERT INTO lake.t VALUES (" + std::to_string(i) + ")");
+  }
+  // The first record's type byte, full (1) flipped to recyclable full (5):
+  // RocksDB would read it as the end of the log (read-write) or spin on it
+  // forever (read-only).
+  const std::string log = NewestFile(".log");
+  std::string bytes = test::ReadWholeFile(log);
+  ASSERT_GT(bytes.size(), 7u);
+  ASSERT_EQ(bytes[6], '\x01');
+  bytes[6] = '\x05';
+  std::ofstream(log, std::ios::binary | std::ios::trunc) << bytes;
+  const auto before = test::FingerprintOf(Store());
+  for (const std::string options : {"", ", READ_ONLY"}) {
+    const std::string error = AttachError(options);
+    EXPECT_NE(error.find("has a record of type 5 at offset 0"), std::string::npos) << error;
+    EXPECT_EQ(test::FingerprintOf(Store()), before) << options;
+  }
+}
+
 TEST_F(StoreDamage, AnIncompleteLastLogRecordIsATornUnacknowledgedWriteAndOpens) {
   {
     test::DuckLakeSession session;
