@@ -3,28 +3,10 @@
 #include <stdexcept>
 
 #include "duckdb.hpp"
+#include "duckdb_shim/tool_values.h"
 
 namespace moraine::cli {
 namespace {
-
-duckdb::LogicalType DuckType(tools::ToolType type) {
-  switch (type) {
-    case tools::ToolType::kBigint:
-      return duckdb::LogicalType::BIGINT;
-    case tools::ToolType::kBoolean:
-      return duckdb::LogicalType::BOOLEAN;
-    case tools::ToolType::kVarchar:
-      return duckdb::LogicalType::VARCHAR;
-  }
-  return duckdb::LogicalType::VARCHAR;
-}
-
-duckdb::Value DuckValue(const tools::ToolCell& cell, tools::ToolType type) {
-  if (std::holds_alternative<std::monostate>(cell)) return duckdb::Value(DuckType(type));
-  if (const auto* number = std::get_if<int64_t>(&cell)) return duckdb::Value::BIGINT(*number);
-  if (const auto* flag = std::get_if<bool>(&cell)) return duckdb::Value::BOOLEAN(*flag);
-  return duckdb::Value(std::get<std::string>(cell));
-}
 
 // The table as printed: in JSON with a leading "section" field when named.
 tools::ToolTable Labelled(const tools::ToolTable& table, OutputFormat format,
@@ -53,7 +35,7 @@ void PrintToolTable(const tools::ToolTable& tool_table, OutputFormat format, std
   duckdb::vector<duckdb::LogicalType> types;
   duckdb::vector<duckdb::string> names;
   for (const auto& column : table.columns) {
-    types.push_back(DuckType(column.type));
+    types.push_back(duckdb_shim::ToolColumnType(column.type));
     names.push_back(column.name);
   }
   auto rows =
@@ -64,7 +46,7 @@ void PrintToolTable(const tools::ToolTable& tool_table, OutputFormat format, std
     if (row.size() != table.columns.size()) throw std::logic_error("a tool row of the wrong width");
     const auto at = chunk.size();
     for (size_t c = 0; c < row.size(); ++c) {
-      chunk.SetValue(c, at, DuckValue(row[c], table.columns[c].type));
+      chunk.SetValue(c, at, duckdb_shim::ToolCellValue(row[c], table.columns[c].type));
     }
     chunk.SetCardinality(at + 1);
     if (chunk.size() == STANDARD_VECTOR_SIZE) {

@@ -7,6 +7,7 @@
 #include "duckdb/main/extension/extension_loader.hpp"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
+#include "duckdb_shim/tool_values.h"
 #include "store/error.h"
 #include "tools/column_lineage.h"
 #include "tools/snapshot_log.h"
@@ -137,18 +138,6 @@ struct ToolScanState : public duckdb::GlobalTableFunctionState {
   size_t next = 0;
 };
 
-duckdb::LogicalType DuckType(tools::ToolType type) {
-  switch (type) {
-    case tools::ToolType::kBigint:
-      return duckdb::LogicalType::BIGINT;
-    case tools::ToolType::kBoolean:
-      return duckdb::LogicalType::BOOLEAN;
-    case tools::ToolType::kVarchar:
-      return duckdb::LogicalType::VARCHAR;
-  }
-  return duckdb::LogicalType::VARCHAR;
-}
-
 std::string Argument(const duckdb::TableFunctionBindInput& input, size_t index,
                      const char* function, const char* what) {
   if (input.inputs[index].IsNull()) {
@@ -173,7 +162,7 @@ duckdb::unique_ptr<duckdb::FunctionData> BindTool(duckdb::ClientContext& context
     ThrowAsDuckDB(error);
   }
   for (const auto& column : data->table.columns) {
-    types.push_back(DuckType(column.type));
+    types.push_back(ToolColumnType(column.type));
     names.push_back(column.name);
   }
   return data;
@@ -192,12 +181,7 @@ void ScanTool(duckdb::ClientContext&, duckdb::TableFunctionInput& input,
   for (; state.next < table.rows.size() && count < STANDARD_VECTOR_SIZE; ++state.next, ++count) {
     const tools::ToolRow& row = table.rows[state.next];
     for (size_t c = 0; c < row.size(); ++c) {
-      const tools::ToolCell& cell = row[c];
-      duckdb::Value value(DuckType(table.columns[c].type));
-      if (const auto* number = std::get_if<int64_t>(&cell)) value = duckdb::Value::BIGINT(*number);
-      if (const auto* flag = std::get_if<bool>(&cell)) value = duckdb::Value::BOOLEAN(*flag);
-      if (const auto* text = std::get_if<std::string>(&cell)) value = duckdb::Value(*text);
-      output.SetValue(c, count, value);
+      output.SetValue(c, count, ToolCellValue(row[c], table.columns[c].type));
     }
   }
   output.SetCardinality(count);
