@@ -355,27 +355,41 @@ RocksDbStore::RocksDbStore(KvOptions options, std::string path,
 
 RocksDbStore::~RocksDbStore() = default;
 
+std::shared_ptr<RocksDbHandle> RocksDbStore::CurrentHandle() const {
+  std::lock_guard lock(handle_mutex_);
+  return handle_;
+}
+
 std::unique_ptr<KvSnapshot> RocksDbStore::GetSnapshot() {
-  std::lock_guard lock(mutex_);
   if (!options_.read_only) {
     // A transaction that begins after a failed write is the moment to
     // recover: the transactions that read the old instance have ended.
-    if (write_failed_ && !RecoverFromFailedWriteLocked() && !handle_->db) {
+    // (Checked without the write lock first: a snapshot never waits behind
+    // a commit's sync.)
+    if (write_failed_.load()) {
+      std::lock_guard lock(mutex_);
+      if (write_failed_.load()) RecoverFromFailedWriteLocked();
+    }
+    auto handle = CurrentHandle();
+    if (!handle->db) {
+      std::lock_guard lock(mutex_);  // for recovery_error_
       throw IoError("moraine store at '" + options_.location +
                     "' could not be reopened after a failed write: " + recovery_error_);
     }
-    return std::make_unique<RocksDbSnapshot>(handle_);
+    return std::make_unique<RocksDbSnapshot>(std::move(handle));
   }
   // A secondary instance supports no RocksDB snapshots, so a read-only view is
   // an instance nobody moves: catch the current one up only while no snapshot
   // shares it; otherwise leave it frozen for its holders and open a fresh,
   // caught-up instance for this and later snapshots.
+  std::lock_guard lock(mutex_);
   if (handle_.use_count() == 1) {
     CatchUpAndVerify(*handle_, options_.location);
   } else {
     auto fresh = std::make_shared<RocksDbHandle>();
     fresh->env = handle_->env;
     OpenSecondaryInto(fresh.get(), options_, path_, /*verify=*/false);
+    std::lock_guard swap(handle_mutex_);
     handle_ = std::move(fresh);
   }
   return std::make_unique<RocksDbSnapshot>(handle_);
@@ -393,17 +407,28 @@ bool RocksDbStore::RecoverFromFailedWriteLocked() {
       return true;
     }
     recovery_error_ = resumed.ToString();
-    if (handle_.use_count() > 1) return false;
-    auto env = handle_->env;
-    handle_.reset();  // closes the instance and releases its lock
-    handle_ = std::make_shared<RocksDbHandle>();
-    handle_->env = std::move(env);
+    std::shared_ptr<RocksDbHandle> old;
+    {
+      std::lock_guard swap(handle_mutex_);
+      if (handle_.use_count() > 1) return false;
+      old = std::move(handle_);
+      // Until the reopen succeeds, an instance-less handle: snapshots refuse.
+      handle_ = std::make_shared<RocksDbHandle>();
+      handle_->env = old->env;
+    }
+    old.reset();  // closes the instance and releases its lock
   }
+  auto fresh = std::make_shared<RocksDbHandle>();
+  fresh->env = handle_->env;
   try {
-    OpenWriterInto(*handle_, options_, path_, DirectoryState::kStore);
+    OpenWriterInto(*fresh, options_, path_, DirectoryState::kStore);
   } catch (const Error& error) {
     recovery_error_ = error.what();
     return false;  // still no instance; the next transaction tries again
+  }
+  {
+    std::lock_guard swap(handle_mutex_);
+    handle_ = std::move(fresh);
   }
   write_failed_ = false;
   return true;
@@ -411,7 +436,7 @@ bool RocksDbStore::RecoverFromFailedWriteLocked() {
 
 void RocksDbStore::RequireWritableLocked() {
   if (options_.read_only) throw ReadOnlyError("store at " + options_.location + " is read-only");
-  if (write_failed_ && !RecoverFromFailedWriteLocked()) {
+  if (write_failed_.load() && !RecoverFromFailedWriteLocked()) {
     throw IoError("moraine store at '" + options_.location +
                   "' cannot write since an earlier write failed (" + recovery_error_ +
                   "); it recovers once the cause is cleared and the transactions reading it "

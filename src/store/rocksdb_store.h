@@ -18,6 +18,7 @@
 // snapshot never moves: secondaries take no RocksDB snapshots, so a view is a
 // secondary instance that is not caught up again while a snapshot holds it.
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -66,6 +67,7 @@ class RocksDbStore final : public KvStore {
   KvOptions options_;
   std::string path_;  // the database path within its Env
   // The open instance; for a read-only store, the newest caught-up view.
+  // Read under mutex_ or handle_mutex_; replaced holding both.
   std::shared_ptr<RocksDbHandle> handle_;
   // Serializes writes, so WriteIfHeadUnchanged's read-compare-write is atomic
   // with respect to every other write: this handle is the only writer of the
@@ -73,9 +75,13 @@ class RocksDbStore final : public KvStore {
   // OptimisticTransactionDB, and a distributed backend would use its own CAS.
   // Also serializes a read-only store's catch-up and instance switch.
   std::mutex mutex_;
-  // Set when a write failed, until RecoverFromFailedWriteLocked succeeds.
-  // Guarded by mutex_, as is recovery_error_.
-  bool write_failed_ = false;
+  // The open instance, copied out for a snapshot under handle_mutex_ (never
+  // held across I/O); replaced only with mutex_ held too.
+  std::shared_ptr<RocksDbHandle> CurrentHandle() const;
+  mutable std::mutex handle_mutex_;
+  // Set when a write failed, until RecoverFromFailedWriteLocked succeeds;
+  // changed with mutex_ held. recovery_error_ is guarded by mutex_.
+  std::atomic<bool> write_failed_{false};
   std::string recovery_error_;
 };
 
