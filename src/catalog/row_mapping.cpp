@@ -1,5 +1,6 @@
 #include "catalog/row_mapping.h"
 
+#include <algorithm>
 #include <string>
 
 #include "store/error.h"
@@ -182,6 +183,48 @@ Row RowMapping::ReadRecord(const Message& record) const {
   Row row;
   row.reserve(fields_.size());
   for (const ColumnField& column : fields_) row.push_back(GetField(record, column.field));
+  return row;
+}
+
+Row RowMapping::ReadRecord(const Message& record, const std::vector<bool>& wanted) const {
+  Row row(fields_.size());
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    if (wanted[i]) row[i] = GetField(record, fields_[i].field);
+  }
+  return row;
+}
+
+bool RowMapping::KeyCovers(const std::vector<bool>& wanted) const {
+  if (shape_ == RowShape::kEntry) return false;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    if (!wanted[i] || static_cast<int>(i) == end_column_) continue;
+    if (std::find(key_columns_.begin(), key_columns_.end(), static_cast<int>(i)) ==
+        key_columns_.end()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Row RowMapping::ReadKey(std::string_view key, const std::vector<bool>& wanted) const {
+  const size_t components = key.size() < store::kKeyHeaderSize
+                                ? 0
+                                : (key.size() - store::kKeyHeaderSize) / store::kKeyComponentSize;
+  if (components < key_columns_.size()) {
+    throw store::CorruptionError(std::string(table_->name) + ": a key too short for its kind");
+  }
+  const auto component = [&](size_t index) {
+    return static_cast<int64_t>(store::ReadBigEndian64(key.data() + store::kKeyHeaderSize +
+                                                       index * store::kKeyComponentSize));
+  };
+  Row row(fields_.size());
+  for (size_t k = 0; k < key_columns_.size(); ++k) {
+    if (wanted[key_columns_[k]]) row[key_columns_[k]] = component(k);
+  }
+  // A history key carries end_snapshot after the identity; a current one has none.
+  if (end_column_ >= 0 && wanted[end_column_] && components > key_columns_.size()) {
+    row[end_column_] = component(key_columns_.size());
+  }
   return row;
 }
 

@@ -38,6 +38,8 @@ class RowMapping {
   // Ended versions move to history (the table has an end_snapshot column and
   // its kind has a history form).
   bool versioned() const { return end_column_ >= 0; }
+  // The end_snapshot column of a versioned table, -1 otherwise.
+  int end_column() const { return end_column_; }
 
   // The key of `row`: its kind's current key, or for a versioned row whose
   // end_snapshot is set, the history key. Throws store::InvalidArgumentError
@@ -55,6 +57,17 @@ class RowMapping {
   // (for the merged snapshot shapes, only this table's columns).
   void WriteRecord(const Row& row, google::protobuf::Message* record) const;
   Row ReadRecord(const google::protobuf::Message& record) const;
+  // Only the columns `wanted` marks (one flag per column); the others are NULL.
+  Row ReadRecord(const google::protobuf::Message& record, const std::vector<bool>& wanted) const;
+
+  // Whether every wanted column is part of the key (for a versioned table,
+  // end_snapshot too: NULL in `current`, the last component in `history`), so
+  // a row's wanted cells can be read from its key alone. Never for kEntry
+  // rows: one key holds many of them.
+  bool KeyCovers(const std::vector<bool>& wanted) const;
+  // The row's wanted cells read from its encoded key (KeyCovers(wanted)); the
+  // others are NULL.
+  Row ReadKey(std::string_view key, const std::vector<bool>& wanted) const;
 
   // kEntry: the container's own fields come from the row; the row's other
   // cells make one entry.

@@ -6,6 +6,7 @@
 #include "catalog/ducklake_tables.h"
 #include "catalog/row_mapping.h"
 #include "commit/inlined_tables.h"
+#include "commit/snapshot_presence.h"
 #include "commit/staged_view.h"
 #include "commit/store_records.h"
 #include "store/error.h"
@@ -46,6 +47,7 @@ std::vector<store::KeyRange> RangesFor(const RowMapping& mapping,
       std::optional<int64_t> lower, upper;
       for (const auto& bound : bounds) {
         if (bound.column != static_cast<size_t>(column)) continue;
+        if (bound.is_null) return {};  // key columns are never NULL
         if (bound.lower) lower = lower ? std::max(*lower, *bound.lower) : *bound.lower;
         if (bound.upper) upper = upper ? std::min(*upper, *bound.upper) : *bound.upper;
       }
@@ -62,8 +64,13 @@ std::vector<store::KeyRange> RangesFor(const RowMapping& mapping,
       break;
     }
   }
+  // end_snapshot IS NULL: only live versions, which never sit in history.
+  const bool live_only = std::any_of(bounds.begin(), bounds.end(), [&](const ColumnBound& bound) {
+    return bound.is_null && static_cast<int>(bound.column) == mapping.end_column();
+  });
   std::vector<store::KeyRange> ranges;
   for (store::Subspace subspace : mapping.Subspaces()) {
+    if (live_only && subspace == store::Subspace::kHistory) continue;
     if (!next_range) {
       ranges.push_back(store::PrefixRange(subspace, mapping.kind(), prefix));
       continue;
@@ -191,25 +198,27 @@ class StoreRowTransaction final : public RowTransaction {
     view_.Delete(key);
   }
 
-  void Scan(std::string_view table, const std::vector<ColumnBound>& bounds,
-            const std::function<void(RowHandle, const Row&)>& visit) override {
+  void ScanProjected(std::string_view table, const ScanRequest& request,
+                     const std::function<void(RowHandle, const Row&)>& visit) override {
     RequireOpen();
     if (const RowMapping* mapping = FixedMapping(table)) {
-      const auto ranges = RangesFor(*mapping, bounds);
+      const ScanPlan plan = PlanFor(*mapping, request);
+      const auto ranges = RangesFor(*mapping, request.bounds);
       if (mapping->versioned() && ranges.size() == 2) {
-        ScanVersions(*mapping, ranges[0], ranges[1], visit);
+        ScanVersions(*mapping, ranges[0], ranges[1], plan, visit);
         return;
       }
       for (const auto& range : ranges) {
         view_.Scan(range, [&](std::string_view key, std::string_view value) {
-          ScanRecord(*mapping, key, value, visit);
+          ScanRecord(*mapping, key, value, plan, visit);
         });
       }
       return;
     }
     const InlinedTableName name = RequireInlined(table);
+    const ScanPlan plan{{}, false, request.handles};
     view_.Scan(inlined::RowRange(name), [&](std::string_view key, std::string_view value) {
-      Emit(std::string(table), key, inlined::ReadRow(name, value), visit);
+      Emit(table, key, inlined::ReadRow(name, value), plan, visit);
     });
   }
 
@@ -406,26 +415,60 @@ class StoreRowTransaction final : public RowTransaction {
     return true;
   }
 
-  void Emit(const std::string& table, std::string_view key, Row row,
+  // How a scan reads each record: which columns it decodes, whether from
+  // the key alone, and whether it hands out row handles.
+  struct ScanPlan {
+    std::vector<bool> wanted;  // one flag per column; empty: every column
+    bool key_only = false;
+    bool handles = true;
+  };
+
+  static ScanPlan PlanFor(const RowMapping& mapping, const ScanRequest& request) {
+    ScanPlan plan{{}, false, request.handles};
+    // A handle's row is what UPDATE builds its new row from: always whole.
+    if (request.handles || !request.columns) return plan;
+    plan.wanted.assign(mapping.table().columns.size(), false);
+    for (size_t column : *request.columns) {
+      if (column < plan.wanted.size()) plan.wanted[column] = true;
+    }
+    plan.key_only = mapping.KeyCovers(plan.wanted);
+    return plan;
+  }
+
+  void Emit(std::string_view table, std::string_view key, Row row, const ScanPlan& plan,
             const std::function<void(RowHandle, const Row&)>& visit) {
+    if (!plan.handles) {
+      visit(kNoRowHandle, row);
+      return;
+    }
     const RowHandle handle = targets_.size();
-    targets_.push_back({table, std::string(key), std::move(row)});
+    targets_.push_back({std::string(table), std::string(key), std::move(row)});
     visit(handle, targets_.back().row);
   }
 
   void ScanRecord(const RowMapping& mapping, std::string_view key, std::string_view value,
-                  const std::function<void(RowHandle, const Row&)>& visit) {
-    const std::string table(mapping.table().name);
+                  const ScanPlan& plan, const std::function<void(RowHandle, const Row&)>& visit) {
+    const std::string_view table = mapping.table().name;
+    if (plan.key_only) {
+      const bool holds_row =
+          mapping.shape() == RowShape::kRecord ||
+          SnapshotRecordHoldsRow(value, mapping.shape() == RowShape::kChangesRow);
+      if (holds_row) Emit(table, key, mapping.ReadKey(key, plan.wanted), plan, visit);
+      return;
+    }
     auto record = mapping.NewRecord();
     store::UnframeValue(mapping.kind(), value, record.get());
+    const auto read = [&] {
+      return plan.wanted.empty() ? mapping.ReadRecord(*record)
+                                 : mapping.ReadRecord(*record, plan.wanted);
+    };
     switch (mapping.shape()) {
       case RowShape::kRecord:
-        Emit(table, key, mapping.ReadRecord(*record), visit);
+        Emit(table, key, read(), plan, visit);
         return;
       case RowShape::kSnapshotRow:
       case RowShape::kChangesRow:
-        if (!SnapshotRowAbsent(mapping, *record))
-          Emit(table, key, mapping.ReadRecord(*record), visit);
+        if (!SnapshotRowAbsent(mapping, *record)) Emit(table, key, read(), plan, visit);
         return;
       case RowShape::kEntry: {
         // Entries are read up front: a visitor may stage writes to this key.
@@ -439,7 +482,7 @@ class StoreRowTransaction final : public RowTransaction {
                 catalog::ServedCatalogVersionLabel(std::get<std::string>(rows.back()[1]));
           }
         }
-        for (auto& row : rows) Emit(table, key, std::move(row), visit);
+        for (auto& row : rows) Emit(table, key, std::move(row), plan, visit);
         return;
       }
     }
@@ -452,7 +495,7 @@ class StoreRowTransaction final : public RowTransaction {
   // A history key is its current key with end_snapshot appended (fixed-width
   // big-endian components), so identities compare as byte strings.
   void ScanVersions(const RowMapping& mapping, const store::KeyRange& current,
-                    const store::KeyRange& history,
+                    const store::KeyRange& history, const ScanPlan& plan,
                     const std::function<void(RowHandle, const Row&)>& visit) {
     std::vector<std::pair<std::string, std::string>> ended;
     view_.Scan(history, [&](std::string_view key, std::string_view value) {
@@ -463,13 +506,13 @@ class StoreRowTransaction final : public RowTransaction {
       const std::string_view identity = key.substr(2);
       while (next < ended.size() &&
              std::string_view(ended[next].first).substr(2, identity.size()) <= identity) {
-        ScanRecord(mapping, ended[next].first, ended[next].second, visit);
+        ScanRecord(mapping, ended[next].first, ended[next].second, plan, visit);
         ++next;
       }
-      ScanRecord(mapping, key, value, visit);
+      ScanRecord(mapping, key, value, plan, visit);
     });
     for (; next < ended.size(); ++next) {
-      ScanRecord(mapping, ended[next].first, ended[next].second, visit);
+      ScanRecord(mapping, ended[next].first, ended[next].second, plan, visit);
     }
   }
 

@@ -53,14 +53,31 @@ struct TableSpec {
 
 // An inclusive range on one BIGINT column, used to narrow a scan. A scan may
 // return rows outside the bounds; the caller applies its filters exactly.
+// `is_null`: the column must be NULL (an IS NULL filter); on a versioned
+// table's end_snapshot that confines the scan to live versions.
 struct ColumnBound {
   size_t column = 0;
   std::optional<int64_t> lower;
   std::optional<int64_t> upper;
+  bool is_null = false;
 };
 
 // Identifies a row within one transaction, from a scan to an update/delete.
 using RowHandle = uint64_t;
+// The handle of a row visited by a scan that asked for none.
+inline constexpr RowHandle kNoRowHandle = UINT64_MAX;
+
+// What a scan must deliver, so it does no work nobody reads.
+struct ScanRequest {
+  std::vector<ColumnBound> bounds;
+  // The columns the caller reads; the others may be NULL in visited rows.
+  // nullopt: every column. A projection of key columns only is served from
+  // the keys, without decoding values.
+  std::optional<std::vector<size_t>> columns;
+  // Whether visited rows need handles (to update or delete them). Without,
+  // the transaction keeps nothing per visited row.
+  bool handles = true;
+};
 
 // The schema a catalog's tables are served under unless it was created under
 // another name.
@@ -101,8 +118,13 @@ class RowTransaction {
   // --- Rows ---
   // Visits the rows of `table` (current and ended versions alike), narrowed
   // by `bounds` where the table's keys allow it. Staged writes are visible.
-  virtual void Scan(std::string_view table, const std::vector<ColumnBound>& bounds,
-                    const std::function<void(RowHandle, const Row&)>& visit) = 0;
+  void Scan(std::string_view table, const std::vector<ColumnBound>& bounds,
+            const std::function<void(RowHandle, const Row&)>& visit) {
+    ScanProjected(table, {bounds, std::nullopt, true}, visit);
+  }
+  // The same rows, with only what `request` asks for filled in.
+  virtual void ScanProjected(std::string_view table, const ScanRequest& request,
+                             const std::function<void(RowHandle, const Row&)>& visit) = 0;
   // Throws store::ConstraintError for a duplicate primary key (or duplicate
   // identity), store::InvalidArgumentError for a row of the wrong shape.
   virtual void Insert(std::string_view table, const Row& row) = 0;

@@ -1,10 +1,16 @@
 // The scan of a moraine table: DuckDB pushes projections and filters into it.
-// Constant comparisons on BIGINT columns narrow the store scan (the core maps
-// them to key ranges where its keys allow); every pushed filter is then
-// applied here exactly, because DuckDB removes pushed filters from the plan.
+// Constant comparisons and IS NULL on BIGINT columns narrow the store scan
+// (the core maps them to key ranges where its keys allow: `end_snapshot IS
+// NULL` reads live versions only), as do the hints DuckDB adds (optional
+// filters, a join's dynamic min/max filter, known by the time the scan starts);
+// every pushed filter is then applied here exactly, because DuckDB removes
+// pushed filters from the plan. The projection reaches the core too: a scan
+// that reads only key columns is served from the keys, and a scan without
+// row ids leaves nothing behind in the transaction.
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <mutex>
 
 #include "duckdb/common/exception.hpp"
 #include "duckdb/execution/expression_executor.hpp"
@@ -12,6 +18,8 @@
 #include "duckdb/planner/expression/bound_reference_expression.hpp"
 #include "duckdb/planner/filter/conjunction_filter.hpp"
 #include "duckdb/planner/filter/constant_filter.hpp"
+#include "duckdb/planner/filter/dynamic_filter.hpp"
+#include "duckdb/planner/filter/optional_filter.hpp"
 #include "duckdb/planner/table_filter.hpp"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
@@ -71,11 +79,28 @@ void Narrow(const duckdb::TableFilter& filter, commit::ColumnBound& bound) {
       }
       return;
     }
+    case duckdb::TableFilterType::IS_NULL:
+      bound.is_null = true;
+      return;
     case duckdb::TableFilterType::CONJUNCTION_AND:
       for (auto& child : filter.Cast<duckdb::ConjunctionAndFilter>().child_filters) {
         Narrow(*child, bound);
       }
       return;
+    case duckdb::TableFilterType::OPTIONAL_FILTER: {
+      // Optional filters restate a condition the plan applies anyway (a
+      // join's build-side min/max, part of an OR), so they may narrow.
+      auto& child = filter.Cast<duckdb::OptionalFilter>().child_filter;
+      if (child) Narrow(*child, bound);
+      return;
+    }
+    case duckdb::TableFilterType::DYNAMIC_FILTER: {
+      auto& data = filter.Cast<duckdb::DynamicFilter>().filter_data;
+      if (!data || !data->initialized) return;
+      std::lock_guard<std::mutex> lock(data->lock);
+      if (data->filter) Narrow(*data->filter, bound);
+      return;
+    }
     default:
       return;
   }
@@ -117,9 +142,19 @@ duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitScan(
           std::make_unique<duckdb::ExpressionExecutor>(context, *filter_expressions.back()));
     }
   }
-  std::vector<commit::ColumnBound> bounds;
+  commit::ScanRequest request;
+  request.handles = false;
+  request.columns.emplace();
+  for (auto column : column_ids) {
+    if (column == duckdb::COLUMN_IDENTIFIER_ROW_ID) {
+      request.handles = true;
+    } else {
+      request.columns->push_back(column);
+    }
+  }
+  auto& bounds = request.bounds;
   for (auto& [column, bound] : bounds_by_column) {
-    if (!bound.lower && !bound.upper) continue;
+    if (!bound.lower && !bound.upper && !bound.is_null) continue;
     // Contradictory bounds (x = 1 AND x = 2): nothing can match.
     if (bound.lower && bound.upper && *bound.lower > *bound.upper)
       return std::make_unique<ScanState>();
@@ -150,7 +185,7 @@ duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitScan(
 
   auto& transaction = MoraineTransaction::Get(context, table.ParentCatalog());
   transaction.WithRows(false, [&](commit::RowTransaction& rows) {
-    rows.Scan(spec.name, bounds, [&](commit::RowHandle handle, const commit::Row& row) {
+    rows.ScanProjected(spec.name, request, [&](commit::RowHandle handle, const commit::Row& row) {
       if (row.size() != codecs.size()) {
         throw duckdb::InternalException("moraine: row of %s has %llu cells, expected %llu",
                                         spec.name, row.size(), codecs.size());
