@@ -175,7 +175,11 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {
         continue;
       }
       case EtcdStatusKind::kTransient:
-        if (Settle(*lane, token, deadline)) return true;
+        unknown_outcomes_.fetch_add(1, std::memory_order_relaxed);
+        if (Settle(*lane, token, deadline)) {
+          settled_committed_.fetch_add(1, std::memory_order_relaxed);
+          return true;
+        }
         EtcdClient::Backoff(attempt);
         continue;
       case EtcdStatusKind::kTooManyOps:

@@ -27,7 +27,9 @@
 // flight at once use separate tokens), and so may a snapshot; an iterator
 // belongs to one thread.
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -60,6 +62,18 @@ class EtcdStore final : public KvStore {
   bool read_only() const override { return options_.read_only; }
   const std::string& location() const override { return options_.location; }
 
+  // Commit RPCs of this handle whose outcome was unknown and had to be
+  // settled through their token, and how many of those had committed (for
+  // tests and monitoring).
+  struct SettleCounts {
+    uint64_t unknown = 0;
+    uint64_t committed = 0;
+  };
+  SettleCounts settle_counts() const {
+    return {unknown_outcomes_.load(std::memory_order_relaxed),
+            settled_committed_.load(std::memory_order_relaxed)};
+  }
+
  private:
   struct HeadGuard {
     std::string_view key;
@@ -81,6 +95,8 @@ class EtcdStore final : public KvStore {
   std::shared_ptr<EtcdClient> client_;
   EtcdKeyspace keyspace_;
   std::unique_ptr<EtcdCommitLanes> lanes_;
+  std::atomic<uint64_t> unknown_outcomes_{0};
+  std::atomic<uint64_t> settled_committed_{0};
 };
 
 }  // namespace moraine::store

@@ -12,6 +12,7 @@
 
 #include "distributed/etcd_store_fixture.h"
 #include "store/error.h"
+#include "store/etcd_store.h"
 #include "store/key.h"
 
 namespace moraine::test {
@@ -126,6 +127,65 @@ TEST_F(EtcdFailoverTest, LeaderKillMidLoadLosesNoAcknowledgedCommit) {
 
 TEST_F(EtcdFailoverTest, FollowerKillMidLoadLosesNoAcknowledgedCommit) {
   RunLoadThroughFailure(/*kill_leader=*/false);
+}
+
+// RPC deadlines about as short as a commit takes: many commit RPCs end in
+// DEADLINE_EXCEEDED while etcd goes on to apply some of them. Each must be
+// settled through its token: one applied after its RPC gave up counts as
+// committed (a blind retry would lose the compare against itself), one that
+// was not is fenced off and retried. The deadline grows from 1 ms until
+// both kinds were seen, since how long a commit takes depends on the load.
+TEST_F(EtcdFailoverTest, UnknownOutcomesAreSettledByTheCommitToken) {
+  const std::string anchor = Anchor(0);
+  uint64_t head = 0, unknown = 0, committed = 0, acknowledged = 0;
+  const auto budget = Clock::now() + std::chrono::seconds(30);
+  for (int rpc_ms : {1, 2, 3, 5, 8}) {
+    if (Clock::now() > budget) break;
+    store::EtcdStoreOptions impatient;
+    impatient.rpc_timeout = std::chrono::milliseconds(rpc_ms);
+    impatient.operation_timeout = std::chrono::milliseconds(3000);
+    auto store = OpenEtcd(impatient);
+    for (int i = 0; i < 25; ++i) {
+      store::WriteBatch batch;
+      batch.Put(anchor, std::to_string(head + 1));
+      batch.Put(Entry(0, head + 1), std::string(4096, 'x'));  // a commit that takes a while
+      const auto expected = head == 0 ? std::nullopt : std::optional(std::to_string(head));
+      try {
+        ASSERT_TRUE(store->WriteIfHeadUnchanged(anchor, expected, batch))
+            << "lost the compare on its own anchor at " << head << " (deadline " << rpc_ms
+            << " ms): a commit that had applied was taken for a failed one";
+        ++head;
+        ++acknowledged;
+      } catch (const store::IoError&) {
+        // Too short a deadline to settle at all: the outcome stays unknown,
+        // so continue from what a patient handle reads.
+        const auto now = store::GetLatest(*Open(), anchor);
+        const uint64_t at = now ? std::stoull(*now) : 0;
+        ASSERT_TRUE(at == head || at == head + 1) << at << " after " << head;
+        head = at;
+        break;
+      }
+    }
+    unknown += store->settle_counts().unknown;
+    committed += store->settle_counts().committed;
+    if (unknown > committed && committed > 0) break;
+  }
+  std::printf(
+      "[ figures  ] %llu commits with RPC deadlines from 1 ms: %llu unknown outcomes "
+      "settled, %llu of them had committed\n",
+      static_cast<unsigned long long>(acknowledged), static_cast<unsigned long long>(unknown),
+      static_cast<unsigned long long>(committed));
+  EXPECT_GT(unknown, 0u) << "no RPC outcome was ever unknown: nothing tested";
+
+  auto snapshot = Open()->GetSnapshot();
+  EXPECT_EQ(snapshot->Get(anchor), std::to_string(head));
+  uint64_t entries = 0;
+  for (auto it = snapshot->Scan(
+           store::TableRange(store::Subspace::kCurrent, store::Kind::kColumn, uint64_t{0}));
+       it->Valid(); it->Next()) {
+    EXPECT_EQ(store::Key::Decode(it->key()).component(1), ++entries) << "chain has a gap";
+  }
+  EXPECT_EQ(entries, head);
 }
 
 }  // namespace
