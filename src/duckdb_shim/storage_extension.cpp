@@ -15,6 +15,7 @@
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
 #include "store/error.h"
+#include "store/etcd_location.h"
 
 namespace moraine::duckdb_shim {
 namespace {
@@ -62,7 +63,8 @@ class StoreRegistry {
   // The store layer decides whether the location may be created (only when
   // absent or empty); here the path only names one entry per store.
   static std::string Canonical(const std::string& path) {
-    if (path.starts_with(kMemoryScheme)) return path;
+    // Memory and etcd locations name no file: they pass unchanged.
+    if (path.starts_with(kMemoryScheme) || store::EtcdLocation::Matches(path)) return path;
     if (path.empty()) throw duckdb::InvalidInputException("ATTACH of a moraine store needs a path");
     return std::filesystem::weakly_canonical(std::filesystem::absolute(path)).string();
   }

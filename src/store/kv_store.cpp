@@ -1,12 +1,15 @@
 #include "store/kv_store.h"
 
+#include "store/etcd_location.h"
+#include "store/etcd_store.h"
 #include "store/rocksdb_store.h"
 
 namespace moraine::store {
 
 std::unique_ptr<KvStore> OpenKvStore(const KvOptions& options) {
-  // RocksDB is the only backend today; a distributed one would be chosen
-  // here by the location's scheme.
+  // The location's scheme picks the backend: etcd://... is a lake in an etcd
+  // cluster; anything else (a path, memory://) is RocksDB.
+  if (EtcdLocation::Matches(options.location)) return EtcdStore::Open(options);
   return RocksDbStore::Open(options);
 }
 

@@ -57,7 +57,8 @@ class KvStore {
 
 struct KvOptions {
   // A directory path, "memory://" (a private in-memory store) or
-  // "memory://<name>" (an in-memory store shared by name within the process).
+  // "memory://<name>" (an in-memory store shared by name within the process),
+  // or "etcd://host:port[,host:port...]/<prefix>" (a lake in an etcd cluster).
   std::string location;
   bool read_only = false;
   bool create_if_missing = true;

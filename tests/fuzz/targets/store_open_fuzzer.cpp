@@ -1,4 +1,4 @@
-// Fuzzes opening a damaged store directory (store::OpenKvStore).
+// Fuzzes opening a damaged store directory (store::RocksDbStore::Open).
 //
 // Once per process it builds a small valid store (store_fixture.h); each
 // input is a list of mutations (overwrite, truncate, insert, remove) applied
@@ -28,6 +28,7 @@
 #include "quiet_protobuf.h"
 #include "store/key.h"
 #include "store/kv_store.h"
+#include "store/rocksdb_store.h"
 #include "store/record_types.h"
 #include "store/value_frame.h"
 #include "store_fixture.h"
@@ -82,7 +83,7 @@ void OpenAndScan(bool read_only) {
   static const bool verbose = Flag("MORAINE_FUZZ_VERBOSE");
   size_t entries = 0;
   const std::optional<std::string> error = moraine::fuzz::TypedError([&] {
-    auto kv = store::OpenKvStore(
+    auto kv = store::RocksDbStore::Open(
         {.location = dirs->work.string(), .read_only = read_only, .create_if_missing = false});
     entries = ScanAndDecode(*kv);
     if (!read_only) {

@@ -1,0 +1,63 @@
+#pragma once
+
+// The gRPC side of EtcdStore: one channel per cluster member, calls with a
+// per-RPC deadline, and failover to the next member when one does not answer.
+// It knows etcd's KV service and nothing of moraine's keys or commits.
+//
+// Thread-safe: gRPC stubs may be shared by threads, and the member in use is
+// an atomic index.
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "store/etcd/rpc.grpc.pb.h"
+#include "store/etcd_location.h"
+#include "store/etcd_store_options.h"
+
+namespace moraine::store {
+
+class EtcdClient {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  EtcdClient(const EtcdLocation& location, std::string display_location, EtcdStoreOptions options);
+
+  // A read, retried on transient failures across members until the operation
+  // deadline. Throws IoError (unreachable cluster, compacted revision, ...).
+  etcdserverpb::RangeResponse Range(const etcdserverpb::RangeRequest& request);
+
+  // One Txn RPC on the current member; a transient failure moves later calls
+  // to the next member. The caller settles what a failure means.
+  grpc::Status TxnOnce(const etcdserverpb::TxnRequest& request,
+                       etcdserverpb::TxnResponse* response);
+
+  // One DeleteRange RPC with a short deadline, for best-effort cleanup.
+  grpc::Status DeleteRangeOnce(const etcdserverpb::DeleteRangeRequest& request,
+                               std::chrono::milliseconds timeout);
+
+  Clock::time_point OperationDeadline() const { return Clock::now() + options_.operation_timeout; }
+  // Sleeps before retry number `attempt` (0-based): short at first, since a
+  // member switch or an election usually settles within a second.
+  static void Backoff(int attempt);
+
+  // The location as the user wrote it, for messages.
+  const std::string& display_location() const { return display_location_; }
+  const EtcdStoreOptions& options() const { return options_; }
+
+  // Throws IoError saying the cluster could not be reached in time.
+  [[noreturn]] void ThrowUnreachable(const grpc::Status& last) const;
+
+ private:
+  etcdserverpb::KV::Stub& CurrentStub(size_t* index);
+  void Advance(size_t from);
+
+  std::string display_location_;
+  EtcdStoreOptions options_;
+  std::vector<std::unique_ptr<etcdserverpb::KV::Stub>> stubs_;
+  std::atomic<size_t> current_{0};
+};
+
+}  // namespace moraine::store

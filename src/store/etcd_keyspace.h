@@ -1,0 +1,36 @@
+#pragma once
+
+// Where a lake's keys live in the cluster. etcd keys are byte strings ordered
+// bytewise, like moraine's, so a moraine key maps to data_prefix + key and
+// every range and its order carry over unchanged:
+//   <prefix>/k/<moraine key>   the lake's keys (everything KvStore exposes)
+//   <prefix>/t/<handle>/<n>    commit tokens, one per concurrent commit of a
+//                              store handle (see etcd_store.h)
+// Tokens sit beside the data, never inside it, so no scan of the lake sees them.
+
+#include <string>
+#include <string_view>
+
+#include "store/key_range.h"
+
+namespace moraine::store {
+
+struct EtcdKeyspace {
+  explicit EtcdKeyspace(std::string_view prefix)
+      : data_prefix(std::string(prefix) + "/k/"), token_prefix(std::string(prefix) + "/t/") {}
+
+  std::string Data(std::string_view key) const { return data_prefix + std::string(key); }
+  std::string_view StripData(std::string_view etcd_key) const {
+    return etcd_key.substr(data_prefix.size());
+  }
+  // [begin, end) in etcd keys; an unbounded end stops at the data's end.
+  std::string DataBegin(const KeyRange& range) const { return Data(range.begin); }
+  std::string DataEnd(const KeyRange& range) const {
+    return range.end.empty() ? PrefixSuccessor(data_prefix) : Data(range.end);
+  }
+
+  std::string data_prefix;
+  std::string token_prefix;
+};
+
+}  // namespace moraine::store

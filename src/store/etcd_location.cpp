@@ -1,0 +1,64 @@
+#include "store/etcd_location.h"
+
+#include <cctype>
+
+#include "store/error.h"
+
+namespace moraine::store {
+namespace {
+
+constexpr size_t kMaxPrefixLength = 128;
+
+[[noreturn]] void Refuse(std::string_view location, const std::string& why) {
+  throw InvalidArgumentError("the etcd location '" + std::string(location) + "' " + why +
+                             "; write it as etcd://host:port[,host:port...]/<prefix>");
+}
+
+bool ValidPort(std::string_view port) {
+  if (port.empty() || port.size() > 5) return false;
+  int value = 0;
+  for (char c : port) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    value = value * 10 + (c - '0');
+  }
+  return value >= 1 && value <= 65535;
+}
+
+bool ValidPrefixChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+}
+
+}  // namespace
+
+bool EtcdLocation::Matches(std::string_view location) { return location.starts_with(kScheme); }
+
+EtcdLocation EtcdLocation::Parse(std::string_view location) {
+  if (!Matches(location)) Refuse(location, "does not start with etcd://");
+  std::string_view rest = location.substr(kScheme.size());
+  const size_t slash = rest.find('/');
+  if (slash == std::string_view::npos) Refuse(location, "names no prefix");
+  EtcdLocation parsed;
+  std::string_view hosts = rest.substr(0, slash);
+  parsed.prefix = std::string(rest.substr(slash + 1));
+  while (true) {
+    const size_t comma = hosts.find(',');
+    std::string_view endpoint = hosts.substr(0, comma);
+    const size_t colon = endpoint.rfind(':');
+    if (colon == std::string_view::npos || colon == 0 || !ValidPort(endpoint.substr(colon + 1))) {
+      Refuse(location, "has an endpoint '" + std::string(endpoint) + "' that is not host:port");
+    }
+    parsed.endpoints.emplace_back(endpoint);
+    if (comma == std::string_view::npos) break;
+    hosts.remove_prefix(comma + 1);
+  }
+  if (parsed.prefix.empty()) Refuse(location, "names no prefix");
+  if (parsed.prefix.size() > kMaxPrefixLength) Refuse(location, "has a prefix over 128 characters");
+  for (char c : parsed.prefix) {
+    if (!ValidPrefixChar(c)) {
+      Refuse(location, "has a prefix with a character other than letters, digits, '.', '_', '-'");
+    }
+  }
+  return parsed;
+}
+
+}  // namespace moraine::store

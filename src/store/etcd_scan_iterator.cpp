@@ -1,0 +1,47 @@
+#include "store/etcd_scan_iterator.h"
+
+#include "store/etcd_client.h"
+
+namespace moraine::store {
+
+EtcdScanIterator::EtcdScanIterator(std::shared_ptr<EtcdClient> client, const EtcdKeyspace& keyspace,
+                                   const KeyRange& range, int64_t revision, int64_t page_size)
+    : client_(std::move(client)),
+      strip_(keyspace.data_prefix.size()),
+      end_(keyspace.DataEnd(range)),
+      revision_(revision),
+      page_size_(page_size) {
+  std::string begin = keyspace.DataBegin(range);
+  // etcd reads an empty or inverted range as "the key alone"; KvStore wants none.
+  if (!range.end.empty() && range.end <= range.begin) return;
+  FetchPage(std::move(begin));
+}
+
+void EtcdScanIterator::FetchPage(std::string begin) {
+  etcdserverpb::RangeRequest request;
+  request.set_key(std::move(begin));
+  request.set_range_end(end_);
+  request.set_revision(revision_);
+  request.set_limit(page_size_);
+  page_ = client_->Range(request);
+  index_ = 0;
+}
+
+bool EtcdScanIterator::Valid() const { return index_ < page_.kvs_size(); }
+
+void EtcdScanIterator::Next() {
+  if (!Valid()) return;
+  if (++index_ < page_.kvs_size() || !page_.more()) return;
+  // The next page starts just after the last key of this one.
+  std::string after = page_.kvs(index_ - 1).key();
+  after.push_back('\0');
+  FetchPage(std::move(after));
+}
+
+std::string_view EtcdScanIterator::key() const {
+  return std::string_view(page_.kvs(index_).key()).substr(strip_);
+}
+
+std::string_view EtcdScanIterator::value() const { return page_.kvs(index_).value(); }
+
+}  // namespace moraine::store

@@ -1,0 +1,41 @@
+#pragma once
+
+// An ascending KvIterator over one key range of an etcd revision, fetched in
+// pages: each page is one Range RPC at the snapshot's revision, so pages
+// agree with each other however long the scan takes (until the cluster
+// compacts that revision). Single-threaded, like every KvIterator.
+
+#include <memory>
+#include <string>
+
+#include "store/etcd/rpc.pb.h"
+#include "store/etcd_keyspace.h"
+#include "store/kv_store.h"
+
+namespace moraine::store {
+
+class EtcdClient;
+
+class EtcdScanIterator final : public KvIterator {
+ public:
+  EtcdScanIterator(std::shared_ptr<EtcdClient> client, const EtcdKeyspace& keyspace,
+                   const KeyRange& range, int64_t revision, int64_t page_size);
+
+  bool Valid() const override;
+  void Next() override;
+  std::string_view key() const override;
+  std::string_view value() const override;
+
+ private:
+  void FetchPage(std::string begin);
+
+  std::shared_ptr<EtcdClient> client_;
+  size_t strip_;  // bytes of the data prefix to drop from each key
+  std::string end_;
+  int64_t revision_;
+  int64_t page_size_;
+  etcdserverpb::RangeResponse page_;
+  int index_ = 0;
+};
+
+}  // namespace moraine::store

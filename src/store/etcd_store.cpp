@@ -1,0 +1,234 @@
+#include "store/etcd_store.h"
+
+#include <unordered_map>
+
+#include "store/error.h"
+#include "store/etcd_client.h"
+#include "store/etcd_commit_lanes.h"
+#include "store/etcd_limit_error.h"
+#include "store/etcd_location.h"
+#include "store/etcd_snapshot.h"
+#include "store/etcd_status.h"
+
+namespace moraine::store {
+namespace {
+
+using etcdserverpb::Compare;
+using etcdserverpb::TxnRequest;
+using etcdserverpb::TxnResponse;
+
+// The batch with only the last operation per key, in batch order of those
+// last operations (etcd refuses a Txn naming one key twice).
+std::vector<const WriteBatch::Op*> Collapse(const WriteBatch& batch) {
+  std::unordered_map<std::string_view, size_t> last;
+  last.reserve(batch.size());
+  for (size_t i = 0; i < batch.ops().size(); ++i) last[batch.ops()[i].key] = i;
+  std::vector<const WriteBatch::Op*> ops;
+  ops.reserve(last.size());
+  for (size_t i = 0; i < batch.ops().size(); ++i) {
+    if (last[batch.ops()[i].key] == i) ops.push_back(&batch.ops()[i]);
+  }
+  return ops;
+}
+
+// version == 0 holds for an absent key (etcd compares a missing key as a
+// zero KeyValue), and for no present one.
+void CompareAbsent(Compare* compare, const std::string& key) {
+  compare->set_key(key);
+  compare->set_target(Compare::VERSION);
+  compare->set_result(Compare::EQUAL);
+  compare->set_version(0);
+}
+
+// A value compare fails on an absent key, as it should.
+void CompareValue(Compare* compare, const std::string& key, const std::string& value) {
+  compare->set_key(key);
+  compare->set_target(Compare::VALUE);
+  compare->set_result(Compare::EQUAL);
+  compare->set_value(value);
+}
+
+void CompareOptional(Compare* compare, const std::string& key,
+                     const std::optional<std::string>& value) {
+  if (value) {
+    CompareValue(compare, key, *value);
+  } else {
+    CompareAbsent(compare, key);
+  }
+}
+
+void AddPut(google::protobuf::RepeatedPtrField<etcdserverpb::RequestOp>* ops,
+            const std::string& key, const std::string& value) {
+  auto* put = ops->Add()->mutable_request_put();
+  put->set_key(key);
+  put->set_value(value);
+}
+
+// The lane's value as the failure branch's Range read it.
+std::optional<std::string> LaneValue(const TxnResponse& response) {
+  if (response.responses_size() == 0) return std::nullopt;
+  const auto& range = response.responses(0).response_range();
+  if (range.kvs_size() == 0) return std::nullopt;
+  return range.kvs(0).value();
+}
+
+}  // namespace
+
+std::unique_ptr<EtcdStore> EtcdStore::Open(const KvOptions& options,
+                                           const EtcdStoreOptions& etcd_options) {
+  const EtcdLocation location = EtcdLocation::Parse(options.location);
+  auto client = std::make_shared<EtcdClient>(location, options.location, etcd_options);
+  EtcdKeyspace keyspace(location.prefix);
+  etcdserverpb::RangeRequest probe;
+  probe.set_key(keyspace.data_prefix);
+  probe.set_range_end(PrefixSuccessor(keyspace.data_prefix));
+  probe.set_limit(1);
+  probe.set_keys_only(true);
+  const bool exists = client->Range(probe).kvs_size() > 0;
+  if (!exists && (options.read_only || !options.create_if_missing)) {
+    throw NotFoundError("no moraine store at " + options.location + ": the etcd cluster holds no " +
+                        "keys under the prefix '" + location.prefix + "'");
+  }
+  return std::unique_ptr<EtcdStore>(
+      new EtcdStore(options, etcd_options, std::move(client), std::move(keyspace)));
+}
+
+EtcdStore::EtcdStore(KvOptions options, EtcdStoreOptions etcd_options,
+                     std::shared_ptr<EtcdClient> client, EtcdKeyspace keyspace)
+    : options_(std::move(options)),
+      etcd_options_(etcd_options),
+      client_(std::move(client)),
+      keyspace_(std::move(keyspace)),
+      lanes_(std::make_unique<EtcdCommitLanes>(keyspace_.token_prefix)) {}
+
+EtcdStore::~EtcdStore() {
+  // Best effort: a handle's tokens mean nothing once it is gone. If the
+  // cluster is away, they stay behind, a few bytes each.
+  if (!lanes_->used()) return;
+  etcdserverpb::DeleteRangeRequest request;
+  request.set_key(lanes_->handle_prefix());
+  request.set_range_end(PrefixSuccessor(lanes_->handle_prefix()));
+  client_->DeleteRangeOnce(request, std::chrono::milliseconds(1000));
+}
+
+std::unique_ptr<KvSnapshot> EtcdStore::GetSnapshot() {
+  // Any linearizable read returns the cluster's current revision in its
+  // header; the token prefix itself is never a key, so this reads nothing.
+  etcdserverpb::RangeRequest request;
+  request.set_key(keyspace_.token_prefix);
+  request.set_keys_only(true);
+  const int64_t revision = client_->Range(request).header().revision();
+  return std::make_unique<EtcdSnapshot>(client_, keyspace_, revision, etcd_options_.scan_page_size);
+}
+
+void EtcdStore::Write(const WriteBatch& batch) { Commit(nullptr, batch); }
+
+bool EtcdStore::WriteIfHeadUnchanged(std::string_view head_key,
+                                     const std::optional<std::string>& expected_head_value,
+                                     const WriteBatch& batch) {
+  const HeadGuard head{head_key, expected_head_value};
+  return Commit(&head, batch);
+}
+
+bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {
+  if (options_.read_only) {
+    throw ReadOnlyError("the store at " + options_.location + " is open read-only");
+  }
+  const auto ops = Collapse(batch);
+  EtcdLaneHold lane(*lanes_);
+  const auto deadline = client_->OperationDeadline();
+  grpc::Status last;
+  for (int attempt = 0;; ++attempt) {
+    if (attempt > 0 && EtcdClient::Clock::now() >= deadline) client_->ThrowUnreachable(last);
+    const std::string token = lanes_->NewToken();
+    TxnRequest request;
+    if (head) {
+      CompareOptional(request.add_compare(), keyspace_.Data(head->key), head->expected);
+    }
+    CompareOptional(request.add_compare(), lane->key, lane->token);
+    for (const auto* op : ops) {
+      if (op->type == WriteBatch::OpType::kPut) {
+        AddPut(request.mutable_success(), keyspace_.Data(op->key), op->value);
+      } else {
+        request.add_success()->mutable_request_delete_range()->set_key(keyspace_.Data(op->key));
+      }
+    }
+    AddPut(request.mutable_success(), lane->key, token);
+    // On a failed compare: which one failed? The lane's value tells.
+    request.add_failure()->mutable_request_range()->set_key(lane->key);
+
+    TxnResponse response;
+    last = client_->TxnOnce(request, &response);
+    switch (ClassifyEtcdStatus(last)) {
+      case EtcdStatusKind::kOk: {
+        if (response.succeeded()) {
+          lane->token = token;
+          return true;
+        }
+        auto observed = LaneValue(response);
+        if (observed != lane->token) {
+          // A stale attempt of ours (or a fence) landed late: not a conflict.
+          lane->token = std::move(observed);
+          continue;
+        }
+        if (head) return false;
+        continue;
+      }
+      case EtcdStatusKind::kTransient:
+        unknown_outcomes_.fetch_add(1, std::memory_order_relaxed);
+        if (Settle(*lane, token, deadline)) {
+          settled_committed_.fetch_add(1, std::memory_order_relaxed);
+          return true;
+        }
+        EtcdClient::Backoff(attempt);
+        continue;
+      case EtcdStatusKind::kTooManyOps:
+        throw EtcdLimitError(
+            "the etcd cluster at " + options_.location + " refused a commit of " +
+            std::to_string(request.success_size()) +
+            " operations in one transaction (its keys and a commit token): start every member "
+            "with --max-txn-ops of at least " +
+            std::to_string(request.success_size()) + " (etcd's default is 128)");
+      case EtcdStatusKind::kRequestTooLarge:
+        throw EtcdLimitError(
+            "the etcd cluster at " + options_.location + " refused a commit of " +
+            std::to_string(request.ByteSizeLong()) +
+            " bytes in one request: start every member with --max-request-bytes above " +
+            std::to_string(request.ByteSizeLong()) + " (etcd's default is 1.5 MiB)");
+      case EtcdStatusKind::kNoSpace:
+        throw IoError("the etcd cluster at " + options_.location +
+                      " is out of space (its --quota-backend-bytes): compact and defragment "
+                      "it, or raise the quota, then disarm the NOSPACE alarm");
+      default:
+        throw IoError("the etcd cluster at " + options_.location +
+                      " refused a commit: " + DescribeEtcdStatus(last));
+    }
+  }
+}
+
+bool EtcdStore::Settle(EtcdCommitLane& lane, const std::string& token,
+                       EtcdClient::Clock::time_point deadline) {
+  grpc::Status last;
+  for (int attempt = 0;; ++attempt) {
+    if (attempt > 0 && EtcdClient::Clock::now() >= deadline) client_->ThrowUnreachable(last);
+    EtcdClient::Backoff(attempt);
+    // If the token is there, the attempt committed; if not, a fence takes the
+    // lane, and the attempt's compare (lane == previous token) can never pass.
+    const std::string fence = lanes_->NewToken();
+    TxnRequest request;
+    CompareValue(request.add_compare(), lane.key, token);
+    AddPut(request.mutable_failure(), lane.key, fence);
+    TxnResponse response;
+    last = client_->TxnOnce(request, &response);
+    const auto kind = ClassifyEtcdStatus(last);
+    if (kind == EtcdStatusKind::kTransient) continue;
+    if (kind != EtcdStatusKind::kOk) {
+      throw IoError("the etcd cluster at " + options_.location +
+                    " refused to settle a commit: " + DescribeEtcdStatus(last));
+    }
+    lane.token = response.succeeded() ? token : fence;
+    return response.succeeded();
+  }
+}
+
+}  // namespace moraine::store

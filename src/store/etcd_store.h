@@ -1,0 +1,102 @@
+#pragma once
+
+// The distributed KvStore backend: a lake in an etcd v3 cluster, at
+// "etcd://host:port[,host:port...]/<prefix>" (see etcd_location.h for the
+// form, etcd_keyspace.h for where keys live).
+//
+// - A snapshot is a cluster revision, read once by GetSnapshot(); its Gets
+//   and Scans are Range RPCs at that revision (scans in large pages).
+// - A commit (Write, WriteIfHeadUnchanged) is exactly one Txn: the batch,
+//   collapsed to the last operation per key (etcd refuses a key twice in one
+//   Txn), plus this commit's token (etcd_commit_lanes.h). WriteIfHeadUnchanged
+//   guards the head key's value, or its absence (version == 0), with a compare
+//   and returns false, writing nothing, when it fails. A commit is never split
+//   across transactions: one the cluster's limits refuse fails whole with
+//   EtcdLimitError naming --max-txn-ops or --max-request-bytes.
+// - An RPC that fails with an unknown outcome (member gone, leader lost,
+//   timeout) is settled by reading back the commit's token, never by guessing,
+//   then retried on the next member until EtcdStoreOptions::operation_timeout.
+//   Only when that runs out does a commit throw IoError, and then, as with any
+//   remote store, it may or may not have been applied.
+//
+// Any number of handles, in any number of processes and hosts, may write one
+// lake at once: the head compare is the conflict anchor, so there is no
+// StoreLockedError. A read-only handle refuses writes with ReadOnlyError.
+//
+// Thread-safe: one handle may be used by many threads at once (commits in
+// flight at once use separate tokens), and so may a snapshot; an iterator
+// belongs to one thread.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "store/etcd_keyspace.h"
+#include "store/etcd_store_options.h"
+#include "store/kv_store.h"
+
+namespace moraine::store {
+
+class EtcdClient;
+class EtcdCommitLanes;
+struct EtcdCommitLane;
+
+class EtcdStore final : public KvStore {
+ public:
+  // Connects and looks for the lake. Throws InvalidArgumentError for a
+  // malformed location, IoError if no member answers within the operation
+  // timeout, NotFoundError if the prefix holds no keys and the options do not
+  // allow creating (read-only, or create_if_missing false). A new lake is just
+  // an empty prefix: its first commit creates it.
+  static std::unique_ptr<EtcdStore> Open(const KvOptions& options,
+                                         const EtcdStoreOptions& etcd_options = {});
+  ~EtcdStore() override;
+
+  std::unique_ptr<KvSnapshot> GetSnapshot() override;
+  void Write(const WriteBatch& batch) override;
+  bool WriteIfHeadUnchanged(std::string_view head_key,
+                            const std::optional<std::string>& expected_head_value,
+                            const WriteBatch& batch) override;
+  bool read_only() const override { return options_.read_only; }
+  const std::string& location() const override { return options_.location; }
+
+  // Commit RPCs of this handle whose outcome was unknown and had to be
+  // settled through their token, and how many of those had committed (for
+  // tests and monitoring).
+  struct SettleCounts {
+    uint64_t unknown = 0;
+    uint64_t committed = 0;
+  };
+  SettleCounts settle_counts() const {
+    return {unknown_outcomes_.load(std::memory_order_relaxed),
+            settled_committed_.load(std::memory_order_relaxed)};
+  }
+
+ private:
+  struct HeadGuard {
+    std::string_view key;
+    const std::optional<std::string>& expected;
+  };
+
+  EtcdStore(KvOptions options, EtcdStoreOptions etcd_options, std::shared_ptr<EtcdClient> client,
+            EtcdKeyspace keyspace);
+  // The one commit path; `head` null for a plain Write.
+  bool Commit(const HeadGuard* head, const WriteBatch& batch);
+  // After an RPC with unknown outcome: true if `token` committed; otherwise
+  // fences the lane so the attempt can never commit later, and returns false.
+  // Gives up with IoError at `deadline` (the commit's).
+  bool Settle(EtcdCommitLane& lane, const std::string& token,
+              std::chrono::steady_clock::time_point deadline);
+
+  KvOptions options_;
+  EtcdStoreOptions etcd_options_;
+  std::shared_ptr<EtcdClient> client_;
+  EtcdKeyspace keyspace_;
+  std::unique_ptr<EtcdCommitLanes> lanes_;
+  std::atomic<uint64_t> unknown_outcomes_{0};
+  std::atomic<uint64_t> settled_committed_{0};
+};
+
+}  // namespace moraine::store

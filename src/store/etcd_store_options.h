@@ -1,0 +1,23 @@
+#pragma once
+
+// Tunables of an EtcdStore handle. The defaults suit a production cluster;
+// tests shorten the timeouts (an unreachable cluster) or the page size (paging).
+
+#include <chrono>
+#include <cstdint>
+
+namespace moraine::store {
+
+struct EtcdStoreOptions {
+  // How long one RPC may take before it counts as unanswered (a write's
+  // outcome is then unknown and settled through its commit token).
+  std::chrono::milliseconds rpc_timeout{2000};
+  // How long one store operation (a read, or a commit with its retries and
+  // settling) keeps trying before it fails with IoError. Well above a leader
+  // election (about a second with etcd's default --election-timeout).
+  std::chrono::milliseconds operation_timeout{20000};
+  // Keys per Range page of a scan: large, since each page is a round trip.
+  int64_t scan_page_size = 2048;
+};
+
+}  // namespace moraine::store

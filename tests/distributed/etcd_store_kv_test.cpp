@@ -1,0 +1,387 @@
+// The KvStore contract (tests/integration/store_kv_test.cpp) against a real
+// 3-member etcd cluster, and what is particular to etcd: paging, binary key
+// order, prefixes, commit tokens out of sight, the cluster's limits, and an
+// unreachable cluster.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+
+#include "distributed/etcd_store_fixture.h"
+#include "store/error.h"
+#include "store/etcd_limit_error.h"
+#include "store/key.h"
+#include "store/records.pb.h"
+#include "store/value_frame.h"
+#include "support/run_process.h"
+
+namespace moraine::store {
+namespace {
+
+using EtcdStoreKvTest = test::EtcdStoreFixture;
+
+std::string K(Kind kind, std::initializer_list<uint64_t> components) {
+  return Key::Current(kind, components).Encode();
+}
+
+std::map<std::string, std::string> ScanAll(const KvSnapshot& snapshot, const KeyRange& range) {
+  std::map<std::string, std::string> out;
+  std::string previous;
+  for (auto it = snapshot.Scan(range); it->Valid(); it->Next()) {
+    EXPECT_TRUE(out.empty() || std::string(it->key()) > previous) << "scan is not ascending";
+    previous = std::string(it->key());
+    out.emplace(it->key(), it->value());
+  }
+  return out;
+}
+
+// ---- The contract every KvStore keeps ----
+
+TEST_F(EtcdStoreKvTest, PutGetDelete) {
+  auto store = Open();
+  WriteBatch batch;
+  batch.Put(K(Kind::kTable, {1}), "one");
+  batch.Put(K(Kind::kTable, {2}), "two");
+  store->Write(batch);
+  EXPECT_EQ(GetLatest(*store, K(Kind::kTable, {1})), "one");
+  EXPECT_EQ(GetLatest(*store, K(Kind::kTable, {3})), std::nullopt);
+
+  WriteBatch removal;
+  removal.Delete(K(Kind::kTable, {1}));
+  removal.Delete(K(Kind::kTable, {9}));  // absent: deleting it is no error
+  store->Write(removal);
+  EXPECT_EQ(GetLatest(*store, K(Kind::kTable, {1})), std::nullopt);
+  EXPECT_EQ(GetLatest(*store, K(Kind::kTable, {2})), "two");
+}
+
+TEST_F(EtcdStoreKvTest, ScanReturnsExactlyTheRangeInOrder) {
+  auto store = Open();
+  WriteBatch batch;
+  for (uint64_t table : {1ull, 2ull, 3ull}) {
+    for (uint64_t column : {uint64_t{0}, uint64_t{1}, uint64_t{256}, UINT64_MAX}) {
+      batch.Put(K(Kind::kColumn, {table, column}), std::to_string(table * 1000 + column % 1000));
+    }
+    batch.Put(K(Kind::kTable, {table}), "t");
+    batch.Put(Key::History(Kind::kColumn, {table, 0}, 5).Encode(), "old");
+  }
+  store->Write(batch);
+
+  auto snapshot = store->GetSnapshot();
+  auto columns = ScanAll(*snapshot, TableRange(Subspace::kCurrent, Kind::kColumn, 2));
+  ASSERT_EQ(columns.size(), 4u);
+  for (const auto& [key, value] : columns) {
+    EXPECT_EQ(Key::Decode(key).component(0), 2u);
+    EXPECT_EQ(Key::Decode(key).subspace(), Subspace::kCurrent);
+  }
+  EXPECT_EQ(ScanAll(*snapshot, SubspaceRange(Subspace::kCurrent)).size(), 15u);
+  EXPECT_EQ(ScanAll(*snapshot, SubspaceRange(Subspace::kHistory)).size(), 3u);
+  EXPECT_TRUE(ScanAll(*snapshot, SubspaceRange(Subspace::kSnapshot)).empty());
+}
+
+TEST_F(EtcdStoreKvTest, BatchIsAtomicAndOrdered) {
+  auto store = Open();
+  WriteBatch batch;
+  batch.Put(K(Kind::kSchema, {1}), "first");
+  batch.Delete(K(Kind::kSchema, {1}));
+  batch.Put(K(Kind::kSchema, {2}), "a");
+  batch.Put(K(Kind::kSchema, {2}), "b");  // later operations win
+  store->Write(batch);
+  EXPECT_EQ(GetLatest(*store, K(Kind::kSchema, {1})), std::nullopt);
+  EXPECT_EQ(GetLatest(*store, K(Kind::kSchema, {2})), "b");
+}
+
+TEST_F(EtcdStoreKvTest, SnapshotDoesNotSeeLaterWrites) {
+  auto store = Open();
+  WriteBatch first;
+  first.Put(K(Kind::kTable, {1}), "v1");
+  store->Write(first);
+
+  auto before = store->GetSnapshot();
+  WriteBatch second;
+  second.Put(K(Kind::kTable, {1}), "v2");
+  second.Put(K(Kind::kTable, {2}), "new");
+  store->Write(second);
+
+  EXPECT_EQ(before->Get(K(Kind::kTable, {1})), "v1");
+  EXPECT_EQ(before->Get(K(Kind::kTable, {2})), std::nullopt);
+  EXPECT_EQ(ScanAll(*before, PrefixRange(Subspace::kCurrent, Kind::kTable)).size(), 1u);
+  auto after = store->GetSnapshot();
+  EXPECT_EQ(after->Get(K(Kind::kTable, {1})), "v2");
+  EXPECT_EQ(ScanAll(*after, PrefixRange(Subspace::kCurrent, Kind::kTable)).size(), 2u);
+}
+
+TEST_F(EtcdStoreKvTest, ConditionalWriteOnHead) {
+  auto store = Open();
+  const std::string head = Key::Current(Kind::kHead, {}).Encode();
+  WriteBatch genesis;
+  genesis.Put(head, "h1");
+  genesis.Put(K(Kind::kSnapshot, {1}), "s1");
+  EXPECT_TRUE(store->WriteIfHeadUnchanged(head, std::nullopt, genesis));
+  // A second genesis (expects no head) must lose.
+  WriteBatch rival;
+  rival.Put(head, "rival");
+  rival.Put(K(Kind::kSnapshot, {99}), "rival");
+  EXPECT_FALSE(store->WriteIfHeadUnchanged(head, std::nullopt, rival));
+  EXPECT_EQ(GetLatest(*store, K(Kind::kSnapshot, {99})), std::nullopt);
+
+  WriteBatch next;
+  next.Put(head, "h2");
+  next.Put(K(Kind::kSnapshot, {2}), "s2");
+  EXPECT_FALSE(store->WriteIfHeadUnchanged(head, std::string("stale"), next));
+  EXPECT_EQ(GetLatest(*store, K(Kind::kSnapshot, {2})), std::nullopt);
+  EXPECT_TRUE(store->WriteIfHeadUnchanged(head, std::string("h1"), next));
+  EXPECT_EQ(GetLatest(*store, head), "h2");
+  EXPECT_EQ(GetLatest(*store, K(Kind::kSnapshot, {2})), "s2");
+
+  // A head that was deleted counts as absent again.
+  WriteBatch drop;
+  drop.Delete(head);
+  EXPECT_TRUE(store->WriteIfHeadUnchanged(head, std::string("h2"), drop));
+  WriteBatch again;
+  again.Put(head, "h3");
+  EXPECT_TRUE(store->WriteIfHeadUnchanged(head, std::nullopt, again));
+  EXPECT_EQ(GetLatest(*store, head), "h3");
+}
+
+TEST_F(EtcdStoreKvTest, ReopenPersists) {
+  {
+    auto store = Open();
+    v1::TableRecord table;
+    table.set_table_id(7);
+    table.set_table_name("orders");
+    table.set_next_column_id(3);
+    WriteBatch batch;
+    batch.Put(K(Kind::kTable, {7}), FrameValue(Kind::kTable, table));
+    store->Write(batch);
+  }
+  auto store = Open();
+  auto value = GetLatest(*store, K(Kind::kTable, {7}));
+  ASSERT_TRUE(value.has_value());
+  v1::TableRecord table;
+  UnframeValue(Kind::kTable, *value, &table);
+  EXPECT_EQ(table.table_name(), "orders");
+  EXPECT_EQ(table.next_column_id(), 3u);
+}
+
+// Where RocksDB refuses a second writer, etcd takes many: the head compare,
+// not a lock, keeps them apart.
+TEST_F(EtcdStoreKvTest, ManyReadWriteHandlesAtOnce) {
+  auto a = Open();
+  auto b = Open();
+  WriteBatch batch;
+  batch.Put(K(Kind::kTable, {1}), "from a");
+  a->Write(batch);
+  EXPECT_EQ(GetLatest(*b, K(Kind::kTable, {1})), "from a");
+}
+
+TEST_F(EtcdStoreKvTest, ReadOnlyBesideWriterSeesCommittedDataAndRefusesWrites) {
+  auto writer = Open();
+  WriteBatch batch;
+  batch.Put(K(Kind::kTable, {1}), "committed");
+  writer->Write(batch);
+
+  auto reader = Open(/*read_only=*/true);
+  EXPECT_TRUE(reader->read_only());
+  EXPECT_EQ(GetLatest(*reader, K(Kind::kTable, {1})), "committed");
+
+  auto held = reader->GetSnapshot();
+  WriteBatch later;
+  later.Put(K(Kind::kTable, {2}), "later");
+  writer->Write(later);
+  EXPECT_EQ(GetLatest(*reader, K(Kind::kTable, {2})), "later");  // a new snapshot catches up
+  EXPECT_EQ(held->Get(K(Kind::kTable, {2})), std::nullopt);      // a held one does not move
+  EXPECT_EQ(ScanAll(*held, PrefixRange(Subspace::kCurrent, Kind::kTable)).size(), 1u);
+
+  EXPECT_THROW(reader->Write(batch), ReadOnlyError);
+  EXPECT_THROW(reader->WriteIfHeadUnchanged("h", std::nullopt, batch), ReadOnlyError);
+}
+
+TEST_F(EtcdStoreKvTest, ReadOnlyOpenOfMissingStoreIsNotFound) {
+  EXPECT_THROW(Open(/*read_only=*/true), NotFoundError);
+  EXPECT_THROW(Open(/*read_only=*/false, /*create_if_missing=*/false), NotFoundError);
+  EXPECT_NO_THROW(Open());  // a new lake is an empty prefix
+}
+
+// ---- What is particular to etcd ----
+
+TEST_F(EtcdStoreKvTest, OpenKvStorePicksEtcdByScheme) {
+  auto store = Open();
+  EXPECT_NE(dynamic_cast<EtcdStore*>(store.get()), nullptr);
+  EXPECT_EQ(store->location(), Location());
+}
+
+TEST_F(EtcdStoreKvTest, ScanPagesAgreeOnOneRevision) {
+  EtcdStoreOptions small_pages;
+  small_pages.scan_page_size = 3;
+  auto store = OpenEtcd(small_pages);
+  WriteBatch batch;
+  for (uint64_t i = 0; i < 50; ++i) batch.Put(K(Kind::kTable, {i}), "v" + std::to_string(i));
+  store->Write(batch);
+
+  auto snapshot = store->GetSnapshot();
+  auto it = snapshot->Scan(PrefixRange(Subspace::kCurrent, Kind::kTable));
+  uint64_t seen = 0;
+  for (; it->Valid(); it->Next(), ++seen) {
+    EXPECT_EQ(Key::Decode(it->key()).component(0), seen);
+    EXPECT_EQ(it->value(), "v" + std::to_string(seen));
+    if (seen == 10) {
+      // Between pages, a commit adds, changes and removes keys ahead of the
+      // cursor: the scan still reads the snapshot's revision.
+      WriteBatch meanwhile;
+      meanwhile.Put(K(Kind::kTable, {30}), "changed");
+      meanwhile.Delete(K(Kind::kTable, {40}));
+      meanwhile.Put(K(Kind::kTable, {1000}), "added");
+      store->Write(meanwhile);
+    }
+  }
+  EXPECT_EQ(seen, 50u);
+  EXPECT_EQ(ScanAll(*store->GetSnapshot(), PrefixRange(Subspace::kCurrent, Kind::kTable)).size(),
+            50u);
+}
+
+TEST_F(EtcdStoreKvTest, BinaryKeysKeepByteOrder) {
+  auto store = Open();
+  const std::vector<std::string> keys = {std::string("\x00", 1),
+                                         std::string("\x00\x00", 2),
+                                         std::string("\x01\xff", 2),
+                                         "\x7f",
+                                         "\x80",
+                                         std::string("\xff\x00", 2),
+                                         "\xff\xff"};
+  WriteBatch batch;
+  for (const auto& key : keys) batch.Put(key, key);
+  store->Write(batch);
+  std::vector<std::string> scanned;
+  for (auto it = store->GetSnapshot()->Scan(KeyRange{"", ""}); it->Valid(); it->Next()) {
+    EXPECT_EQ(it->key(), it->value());
+    scanned.emplace_back(it->key());
+  }
+  EXPECT_EQ(scanned, keys);  // `keys` is in bytewise order
+  auto bounded = ScanAll(*store->GetSnapshot(), KeyRange{"\x01", "\xff"});
+  EXPECT_EQ(bounded.size(), 3u);
+  EXPECT_TRUE(ScanAll(*store->GetSnapshot(), KeyRange{"\x80", "\x80"}).empty());
+  EXPECT_TRUE(ScanAll(*store->GetSnapshot(), KeyRange{"\x90", "\x80"}).empty());
+}
+
+// Commit tokens live beside the lake's keys: an unbounded scan after many
+// commits returns the lake's keys alone, and closing a handle removes its token.
+TEST_F(EtcdStoreKvTest, CommitTokensStayOutOfSight) {
+  auto store = Open();
+  for (int i = 0; i < 5; ++i) {
+    WriteBatch batch;
+    batch.Put("key" + std::to_string(i), "v");
+    store->Write(batch);
+  }
+  EXPECT_EQ(ScanAll(*store->GetSnapshot(), KeyRange{"", ""}).size(), 5u);
+
+  // What etcd itself holds under the lake's prefix, through etcdctl.
+  const std::string tokens = "etcdctl --endpoints=" + cluster().Endpoints() +
+                             " get --prefix --keys-only " + prefix_ + "/t/ 2>&1";
+  EXPECT_NE(test::RunCommand(tokens).output.find(prefix_ + "/t/"), std::string::npos);
+  store.reset();
+  const auto left = test::RunCommand(tokens);
+  EXPECT_EQ(left.exit_code, 0) << left.output;
+  EXPECT_EQ(left.output.find(prefix_ + "/t/"), std::string::npos) << left.output;
+}
+
+TEST_F(EtcdStoreKvTest, LakesUnderDifferentPrefixesAreIndependent) {
+  KvOptions options;
+  options.location = Location();
+  auto a = OpenKvStore(options);
+  options.location = Location() + "-b";  // a prefix that extends the first one
+  auto b = OpenKvStore(options);
+  WriteBatch batch;
+  batch.Put("k", "in a");
+  a->Write(batch);
+  EXPECT_EQ(GetLatest(*b, "k"), std::nullopt);
+  EXPECT_TRUE(ScanAll(*b->GetSnapshot(), KeyRange{"", ""}).empty());
+}
+
+TEST_F(EtcdStoreKvTest, MalformedLocationsAreInvalidArgument) {
+  for (const std::string location :
+       {"etcd://", "etcd://127.0.0.1:1", "etcd://127.0.0.1:1/", "etcd://127.0.0.1/lake",
+        "etcd://127.0.0.1:99999/lake", "etcd://127.0.0.1:1/a/b", "etcd://:1/lake"}) {
+    KvOptions options;
+    options.location = location;
+    EXPECT_THROW(OpenKvStore(options), InvalidArgumentError) << location;
+  }
+}
+
+TEST_F(EtcdStoreKvTest, UnreachableClusterIsIoErrorWithinTheTimeout) {
+  // Nothing listens on port 1 of loopback: every RPC is refused at once.
+  KvOptions options;
+  options.location = "etcd://127.0.0.1:1/lake";
+  EtcdStoreOptions quick;
+  quick.rpc_timeout = std::chrono::milliseconds(200);
+  quick.operation_timeout = std::chrono::milliseconds(1500);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    EtcdStore::Open(options, quick);
+    FAIL() << "opened a store on a cluster that is not there";
+  } catch (const IoError& error) {
+    EXPECT_NE(std::string(error.what()).find("did not answer"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find(options.location), std::string::npos);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+// etcd's default --max-txn-ops is 128; a commit uses one for its token.
+TEST_F(EtcdStoreKvTest, CommitAtTheOperationLimitCommits) {
+  auto store = Open();
+  WriteBatch batch;
+  for (uint64_t i = 0; i < 127; ++i) batch.Put(K(Kind::kColumn, {1, i}), "c");
+  batch.Put(K(Kind::kColumn, {1, 0}), "twice");  // collapsed: still 127 keys
+  store->Write(batch);
+  EXPECT_EQ(GetLatest(*store, K(Kind::kColumn, {1, 0})), "twice");
+}
+
+TEST_F(EtcdStoreKvTest, CommitOverTheOperationLimitNamesTheFlag) {
+  auto store = Open();
+  const std::string head = Key::Current(Kind::kHead, {}).Encode();
+  WriteBatch batch;
+  for (uint64_t i = 0; i < 200; ++i) batch.Put(K(Kind::kColumn, {1, i}), "c");
+  try {
+    store->WriteIfHeadUnchanged(head, std::nullopt, batch);
+    FAIL() << "a 200-key commit passed a cluster with etcd's default limits";
+  } catch (const EtcdLimitError& error) {
+    EXPECT_NE(std::string(error.what()).find("--max-txn-ops"), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(GetLatest(*store, K(Kind::kColumn, {1, 0})), std::nullopt);  // nothing split off
+  EXPECT_EQ(GetLatest(*store, head), std::nullopt);
+}
+
+TEST_F(EtcdStoreKvTest, CommitOverTheRequestSizeLimitNamesTheFlag) {
+  auto store = Open();
+  for (size_t size : {size_t{1700} * 1024, size_t{3} * 1024 * 1024}) {
+    WriteBatch batch;
+    batch.Put("big", std::string(size, 'x'));
+    try {
+      store->Write(batch);
+      FAIL() << "a commit of " << size << " bytes passed etcd's default 1.5 MiB limit";
+    } catch (const EtcdLimitError& error) {
+      EXPECT_NE(std::string(error.what()).find("--max-request-bytes"), std::string::npos)
+          << error.what();
+    }
+  }
+  EXPECT_EQ(GetLatest(*store, "big"), std::nullopt);
+  WriteBatch fits;
+  fits.Put("big", std::string(1024 * 1024, 'x'));
+  store->Write(fits);
+  EXPECT_EQ(GetLatest(*store, "big")->size(), 1024u * 1024);
+}
+
+// A member down is no outage: the store moves to the next endpoint.
+TEST_F(EtcdStoreKvTest, OneMemberDownIsNoOutage) {
+  auto store = Open();
+  cluster().Kill(0);
+  WriteBatch batch;
+  batch.Put("k", "v");
+  store->Write(batch);
+  EXPECT_EQ(GetLatest(*store, "k"), "v");
+  cluster().Restart(0);
+  ASSERT_TRUE(cluster().WaitHealthy(std::chrono::seconds(20)));
+}
+
+}  // namespace
+}  // namespace moraine::store

@@ -1,0 +1,298 @@
+// A real etcd cluster for one test or suite: N members (3 by default) on
+// loopback ports picked free at start, data directories in a temp dir, up and
+// healthy within a bound, and gone when the object is: every member is killed
+// (its process group) and waited for, and the directories are removed.
+//
+// Members are separate processes started with fork/exec, so a test can kill
+// -9 one (the leader, a follower) and restart it on its data. Each member dies
+// with the thread that started it (PR_SET_PDEATHSIG), so a crashed test leaves
+// no etcd behind: start and restart members from the test's main thread.
+#pragma once
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/temp_dir.h"
+
+namespace moraine::test {
+
+// Says why no test can run on etcd here, or nothing if one can.
+inline std::optional<std::string> EtcdUnavailableReason();
+
+class EtcdCluster {
+ public:
+  struct Options {
+    int members = 3;
+    // Extra flags for every member, e.g. {"--max-txn-ops=1024"}.
+    std::vector<std::string> flags;
+    std::chrono::milliseconds start_timeout{20000};
+  };
+
+  EtcdCluster() : EtcdCluster(Options{}) {}
+  explicit EtcdCluster(Options options) : options_(std::move(options)) {
+    // A port picked free may be taken by someone else before etcd binds it;
+    // a second try with fresh ports settles that race.
+    for (int attempt = 0;; ++attempt) {
+      try {
+        StartAll();
+        return;
+      } catch (const std::runtime_error&) {
+        StopAll();
+        if (attempt == 1) throw;
+      }
+    }
+  }
+  ~EtcdCluster() { StopAll(); }
+  EtcdCluster(const EtcdCluster&) = delete;
+  EtcdCluster& operator=(const EtcdCluster&) = delete;
+
+  int size() const { return static_cast<int>(members_.size()); }
+  std::string Endpoint(int member) const {
+    return "127.0.0.1:" + std::to_string(members_[member].client_port);
+  }
+  // "127.0.0.1:p0,127.0.0.1:p1,..."
+  std::string Endpoints() const {
+    std::string out;
+    for (int i = 0; i < size(); ++i) out += (i ? "," : "") + Endpoint(i);
+    return out;
+  }
+  // The moraine location of a lake named `prefix` in this cluster.
+  std::string Location(const std::string& prefix) const {
+    return "etcd://" + Endpoints() + "/" + prefix;
+  }
+
+  bool Running(int member) const { return members_[member].pid > 0; }
+
+  // kill -9, and waits until the process is gone.
+  void Kill(int member) {
+    auto& m = members_[member];
+    if (m.pid <= 0) return;
+    ::kill(-m.pid, SIGKILL);
+    ::waitpid(m.pid, nullptr, 0);
+    m.pid = -1;
+  }
+
+  // Starts a killed member again on its data directory.
+  void Restart(int member) {
+    if (Running(member)) return;
+    Spawn(member, /*existing=*/true);
+  }
+
+  // True once every running member reports itself healthy (it has a leader).
+  bool WaitHealthy(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      bool all = true;
+      for (int i = 0; i < size() && all; ++i) {
+        if (!Running(i)) continue;
+        all = Http(i, "GET", "/health").find("\"health\":\"true\"") != std::string::npos;
+      }
+      if (all) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  }
+
+  // The index of the current leader, as a running member reports it; -1 if
+  // no running member knows one.
+  int Leader() {
+    std::vector<std::string> ids(size());
+    std::string leader;
+    for (int i = 0; i < size(); ++i) {
+      if (!Running(i)) continue;
+      const std::string status = Http(i, "POST", "/v3/maintenance/status", "{}");
+      ids[i] = JsonString(status, "member_id");
+      if (leader.empty()) leader = JsonString(status, "leader");
+    }
+    for (int i = 0; i < size(); ++i) {
+      if (!leader.empty() && ids[i] == leader) return i;
+    }
+    return -1;
+  }
+
+  // The last lines of a member's log, for failure messages.
+  std::string LogTail(int member, size_t bytes = 2000) const {
+    std::ifstream in(LogPath(member));
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string all = text.str();
+    return all.size() > bytes ? all.substr(all.size() - bytes) : all;
+  }
+
+ private:
+  struct Member {
+    int client_port = 0;
+    int peer_port = 0;
+    pid_t pid = -1;
+  };
+
+  std::string DataDir(int member) const { return dir_.path("m" + std::to_string(member)); }
+  std::string LogPath(int member) const { return dir_.path("m" + std::to_string(member) + ".log"); }
+
+  void StartAll() {
+    members_.assign(options_.members, Member{});
+    const std::vector<int> ports = FreePorts(2 * options_.members);
+    for (int i = 0; i < size(); ++i) {
+      members_[i].client_port = ports[2 * i];
+      members_[i].peer_port = ports[2 * i + 1];
+    }
+    for (int i = 0; i < size(); ++i) Spawn(i, /*existing=*/false);
+    if (!WaitHealthy(options_.start_timeout)) {
+      std::string logs;
+      for (int i = 0; i < size(); ++i)
+        logs += "\n--- member " + std::to_string(i) + ":\n" + LogTail(i);
+      throw std::runtime_error("etcd cluster not healthy within " +
+                               std::to_string(options_.start_timeout.count()) + " ms" + logs);
+    }
+  }
+
+  void StopAll() {
+    for (int i = 0; i < size(); ++i) Kill(i);
+    for (int i = 0; i < size(); ++i) {
+      std::error_code ignored;
+      std::filesystem::remove_all(DataDir(i), ignored);
+    }
+  }
+
+  void Spawn(int member, bool existing) {
+    const auto& m = members_[member];
+    std::string cluster;
+    for (int i = 0; i < size(); ++i) {
+      cluster += (i ? "," : "") + std::string("m") + std::to_string(i) +
+                 "=http://127.0.0.1:" + std::to_string(members_[i].peer_port);
+    }
+    const std::string client = "http://127.0.0.1:" + std::to_string(m.client_port);
+    const std::string peer = "http://127.0.0.1:" + std::to_string(m.peer_port);
+    std::vector<std::string> args = {
+        "etcd",
+        "--name=m" + std::to_string(member),
+        "--data-dir=" + DataDir(member),
+        "--listen-client-urls=" + client,
+        "--advertise-client-urls=" + client,
+        "--listen-peer-urls=" + peer,
+        "--initial-advertise-peer-urls=" + peer,
+        "--initial-cluster=" + cluster,
+        "--initial-cluster-token=moraine-test",
+        std::string("--initial-cluster-state=") + (existing ? "existing" : "new"),
+        "--logger=zap",
+        "--log-level=warn",
+    };
+    args.insert(args.end(), options_.flags.begin(), options_.flags.end());
+    const std::string log = LogPath(member);
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+      // The child: its own process group (so a kill takes everything it
+      // starts), dead with its parent, output to its log.
+      ::setpgid(0, 0);
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);
+      const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      const int null = ::open("/dev/null", O_RDONLY);
+      if (out >= 0) {
+        ::dup2(out, 1);
+        ::dup2(out, 2);
+      }
+      if (null >= 0) ::dup2(null, 0);
+      std::vector<char*> argv;
+      for (auto& arg : args) argv.push_back(arg.data());
+      argv.push_back(nullptr);
+      ::execvp("etcd", argv.data());
+      ::_exit(127);
+    }
+    ::setpgid(pid, pid);  // also from the parent, so a kill right away finds the group
+    members_[member].pid = pid;
+  }
+
+  // Ports the kernel hands out for port 0, held open together so that they
+  // differ, then released for etcd to bind.
+  static std::vector<int> FreePorts(int count) {
+    std::vector<int> sockets, ports;
+    for (int i = 0; i < count; ++i) {
+      const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in address{};
+      address.sin_family = AF_INET;
+      address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      address.sin_port = 0;
+      socklen_t length = sizeof(address);
+      if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+          ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+        throw std::runtime_error("no free loopback port");
+      }
+      sockets.push_back(fd);
+      ports.push_back(ntohs(address.sin_port));
+    }
+    for (int fd : sockets) ::close(fd);
+    return ports;
+  }
+
+  // One HTTP/1.0 request to a member's client port (etcd serves /health and
+  // a JSON gateway to its gRPC API there); "" if it does not answer in 1 s.
+  std::string Http(int member, const std::string& method, const std::string& path,
+                   const std::string& body = "") const {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return "";
+    timeval timeout{1, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<uint16_t>(members_[member].client_port));
+    std::string response;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
+      const std::string request =
+          method + " " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n" +
+          "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+          "\r\n\r\n" + body;
+      if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+          static_cast<ssize_t>(request.size())) {
+        char buffer[4096];
+        ssize_t n;
+        while ((n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0) response.append(buffer, n);
+      }
+    }
+    ::close(fd);
+    return response;
+  }
+
+  // The string value of "name":"..." in a flat JSON text, or "".
+  static std::string JsonString(const std::string& json, const std::string& name) {
+    const std::string needle = "\"" + name + "\":\"";
+    const size_t at = json.find(needle);
+    if (at == std::string::npos) return "";
+    const size_t begin = at + needle.size();
+    return json.substr(begin, json.find('"', begin) - begin);
+  }
+
+  Options options_;
+  TempDir dir_;
+  std::vector<Member> members_;
+};
+
+inline std::optional<std::string> EtcdUnavailableReason() {
+  if (std::system("command -v etcd >/dev/null 2>&1") != 0) {
+    return "etcd is not installed (scripts/setup.sh installs Debian's etcd-server)";
+  }
+  return std::nullopt;
+}
+
+}  // namespace moraine::test
