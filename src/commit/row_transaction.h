@@ -79,6 +79,16 @@ struct ScanRequest {
   bool handles = true;
 };
 
+// The counters DuckLake keeps per snapshot (a ducklake_snapshot row without
+// its time): what a DuckLake transaction pins when it begins.
+struct SnapshotCounters {
+  int64_t snapshot_id = 0;
+  int64_t schema_version = 0;
+  int64_t next_catalog_id = 0;
+  int64_t next_file_id = 0;
+  bool operator==(const SnapshotCounters&) const = default;
+};
+
 // The schema a catalog's tables are served under unless it was created under
 // another name.
 inline constexpr std::string_view kDefaultSchemaName = "main";
@@ -133,6 +143,13 @@ class RowTransaction {
   // The row `handle` names, as this transaction sees it now.
   virtual Row GetRow(RowHandle handle) = 0;
   virtual void Delete(std::string_view table, RowHandle handle) = 0;
+
+  // The newest snapshot this transaction sees, staged rows included: the row
+  // DuckLake's `MAX(snapshot_id)` probe finds, read in O(1) from the head
+  // instead of over every snapshot. nullopt while DuckLake has not
+  // initialized the store. Throws store::CorruptionError if the head names a
+  // snapshot the store does not hold.
+  virtual std::optional<SnapshotCounters> LatestSnapshot() = 0;
 
   // --- The catalog version (RFC 0012) ---
   // The global `version` option exactly as recorded (DuckLake's scans see
