@@ -15,9 +15,12 @@
 //     ~280), so moraine never needs the base's field layout: it keeps its own
 //     state past kManagerStateOffset and points the object at a copy of the
 //     vtable with a few slots replaced.
-//   - The methods replaced take and return only DuckDB types (whose layouts
-//     are the pinned DuckDB release's, which moraine is built against) or
-//     DuckLakeSnapshot, four idx_t counters (declared below).
+//   - The methods replaced take and return only DuckDB and standard types
+//     (whose layouts are the pinned DuckDB release's and libstdc++'s, which
+//     moraine is built against) and the plain DuckLake structs declared
+//     below, member for member as the pinned source declares them. Their
+//     layout cannot be read from the binary; the e2e and differential tiers
+//     compare every answer built with them to DuckLake's own.
 //
 // Thread-safety: constants only.
 #pragma once
@@ -25,6 +28,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+
+#include "duckdb/common/vector.hpp"
 
 namespace moraine::duckdb_shim::ducklake_abi {
 
@@ -37,6 +43,39 @@ struct DuckLakeSnapshot {
 };
 static_assert(sizeof(DuckLakeSnapshot) == 32);
 
+// duckdb::TableIndex and duckdb::FieldIndex: one idx_t each.
+struct TableIndex {
+  uint64_t index;
+};
+struct FieldIndex {
+  uint64_t index;
+};
+
+// duckdb::DuckLakeGlobalColumnStatsInfo and duckdb::DuckLakeGlobalStatsInfo.
+struct DuckLakeGlobalColumnStatsInfo {
+  FieldIndex column_id;
+  bool contains_null = false;
+  bool has_contains_null = false;
+  bool contains_nan = false;
+  bool has_contains_nan = false;
+  std::string min_val;
+  bool has_min = false;
+  std::string max_val;
+  bool has_max = false;
+  std::string extra_stats;
+  bool has_extra_stats = false;
+};
+struct DuckLakeGlobalStatsInfo {
+  TableIndex table_id;
+  bool initialized;
+  uint64_t record_count;
+  uint64_t next_row_id;
+  uint64_t table_size_bytes;
+  duckdb::vector<DuckLakeGlobalColumnStatsInfo> column_stats;
+};
+static_assert(sizeof(DuckLakeGlobalColumnStatsInfo) == 8 + 8 + 3 * (32 + 8));
+static_assert(sizeof(DuckLakeGlobalStatsInfo) == 40 + 24);
+
 // The vtable: two words (offset-to-top, typeinfo), then the slots.
 inline constexpr size_t kManagerSlotCount = 74;
 inline constexpr size_t kVtableHeaderWords = 2;
@@ -45,7 +84,10 @@ inline constexpr const char* kVtableSymbol = "_ZTVN6duckdb23DuckLakeMetadataMana
 // Slots moraine replaces or calls (indexes into the slots).
 inline constexpr size_t kCompleteDestructorSlot = 0;  // ~DuckLakeMetadataManager() [D1]
 inline constexpr size_t kDeletingDestructorSlot = 1;  // ~DuckLakeMetadataManager() [D0]
-inline constexpr size_t kGetSnapshotSlot = 42;        // unique_ptr<DuckLakeSnapshot> GetSnapshot()
+inline constexpr size_t kGetGlobalTableStatsSlot = 21;
+//                     vector<DuckLakeGlobalStatsInfo> GetGlobalTableStats(DuckLakeSnapshot,
+//                     TableIndex)
+inline constexpr size_t kGetSnapshotSlot = 42;  // unique_ptr<DuckLakeSnapshot> GetSnapshot()
 
 // The exported functions called directly.
 //   static void Register(const string &name, create_t create)

@@ -48,6 +48,8 @@ class ManagerSlots {
  public:
   void Delete();
   duckdb::unique_ptr<abi::DuckLakeSnapshot> GetSnapshot();
+  duckdb::vector<abi::DuckLakeGlobalStatsInfo> GetGlobalTableStats(abi::DuckLakeSnapshot snapshot,
+                                                                   abi::TableIndex table_id);
 };
 
 // An Itanium C++ ABI pointer to a non-virtual member function: its address
@@ -88,6 +90,7 @@ struct Registration {
   std::atomic<bool> registered{false};
   std::atomic<uint64_t> managers_created{0};
   std::atomic<uint64_t> native_snapshot_reads{0};
+  std::atomic<uint64_t> native_stats_reads{0};
 };
 
 Registration& TheRegistration() {
@@ -135,25 +138,74 @@ MoraineCatalog* NativeCatalogOf(duckdb::ClientContext& metadata_context) {
   return moraine.native_manager() ? &moraine : nullptr;
 }
 
-duckdb::unique_ptr<abi::DuckLakeSnapshot> ManagerSlots::GetSnapshot() {
-  auto& registration = TheRegistration();
+// The metadata connection of the DuckLake transaction a manager serves, with
+// its transaction begun, and the moraine catalog it reads if the native
+// manager may answer for it.
+struct MetadataConnection {
+  duckdb::ClientContext& context;
+  MoraineCatalog* catalog;
+};
+
+MetadataConnection MetadataConnectionOf(void* manager) {
   auto get_connection =
-      reinterpret_cast<GetConnectionFunction>(registration.module->get_connection());
-  auto& context = *get_connection(StateOf(this).ducklake_transaction).context;
-  MoraineCatalog* catalog = NativeCatalogOf(context);
-  if (!catalog) {
+      reinterpret_cast<GetConnectionFunction>(TheRegistration().module->get_connection());
+  auto& context = *get_connection(StateOf(manager).ducklake_transaction).context;
+  return {context, NativeCatalogOf(context)};
+}
+
+duckdb::unique_ptr<abi::DuckLakeSnapshot> ManagerSlots::GetSnapshot() {
+  auto metadata = MetadataConnectionOf(this);
+  if (!metadata.catalog) {
     return (this->*MemberAt<decltype(&ManagerSlots::GetSnapshot)>(
                        OriginalSlot(abi::kGetSnapshotSlot)))();
   }
   auto head =
-      MoraineTransaction::Get(context, *catalog).WithRows(false, [](commit::RowTransaction& rows) {
-        return rows.LatestSnapshot();
-      });
+      MoraineTransaction::Get(metadata.context, *metadata.catalog)
+          .WithRows(false, [](commit::RowTransaction& rows) { return rows.LatestSnapshot(); });
   if (!head) throw duckdb::InvalidInputException("No snapshot found in DuckLake");
-  registration.native_snapshot_reads.fetch_add(1, std::memory_order_relaxed);
+  TheRegistration().native_snapshot_reads.fetch_add(1, std::memory_order_relaxed);
   return duckdb::unique_ptr<abi::DuckLakeSnapshot>(new abi::DuckLakeSnapshot{
       static_cast<uint64_t>(head->snapshot_id), static_cast<uint64_t>(head->schema_version),
       static_cast<uint64_t>(head->next_catalog_id), static_cast<uint64_t>(head->next_file_id)});
+}
+
+// DuckLake's query reads the stats rows as the metadata transaction sees them
+// (they are not versioned; the snapshot only names the transaction's).
+duckdb::vector<abi::DuckLakeGlobalStatsInfo> ManagerSlots::GetGlobalTableStats(
+    abi::DuckLakeSnapshot snapshot, abi::TableIndex table_id) {
+  auto metadata = MetadataConnectionOf(this);
+  if (!metadata.catalog) {
+    return (this->*MemberAt<decltype(&ManagerSlots::GetGlobalTableStats)>(
+                       OriginalSlot(abi::kGetGlobalTableStatsSlot)))(snapshot, table_id);
+  }
+  auto stats = MoraineTransaction::Get(metadata.context, *metadata.catalog)
+                   .WithRows(false, [&](commit::RowTransaction& rows) {
+                     return rows.GlobalTableStats(static_cast<int64_t>(table_id.index));
+                   });
+  TheRegistration().native_stats_reads.fetch_add(1, std::memory_order_relaxed);
+  duckdb::vector<abi::DuckLakeGlobalStatsInfo> result;
+  if (!stats) return result;
+  abi::DuckLakeGlobalStatsInfo& info = result.emplace_back();
+  info.table_id = table_id;
+  info.initialized = true;
+  info.record_count = static_cast<uint64_t>(stats->record_count);
+  info.next_row_id = static_cast<uint64_t>(stats->next_row_id);
+  info.table_size_bytes = static_cast<uint64_t>(stats->file_size_bytes);
+  for (const auto& column : stats->columns) {
+    abi::DuckLakeGlobalColumnStatsInfo& out = info.column_stats.emplace_back();
+    out.column_id = {static_cast<uint64_t>(column.column_id)};
+    out.has_contains_null = column.contains_null.has_value();
+    out.contains_null = column.contains_null.value_or(false);
+    out.has_contains_nan = column.contains_nan.has_value();
+    out.contains_nan = column.contains_nan.value_or(false);
+    out.has_min = column.min_value.has_value();
+    out.min_val = column.min_value.value_or("");
+    out.has_max = column.max_value.has_value();
+    out.max_val = column.max_value.value_or("");
+    out.has_extra_stats = column.extra_stats.has_value();
+    out.extra_stats = column.extra_stats.value_or("");
+  }
+  return result;
 }
 
 }  // namespace
@@ -180,6 +232,7 @@ void NativeMetadataManager::EnsureRegistered() {
   void** slots = &registration.vtable[abi::kVtableHeaderWords];
   slots[abi::kDeletingDestructorSlot] = AddressOf(&ManagerSlots::Delete);
   slots[abi::kGetSnapshotSlot] = AddressOf(&ManagerSlots::GetSnapshot);
+  slots[abi::kGetGlobalTableStatsSlot] = AddressOf(&ManagerSlots::GetGlobalTableStats);
   try {
     reinterpret_cast<RegisterFunction>(registration.module->register_function())(
         "moraine", reinterpret_cast<void*>(&CreateManager));
@@ -204,6 +257,7 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
   if (registration.module) status.ducklake_path = registration.module->path();
   status.managers_created = registration.managers_created.load();
   status.native_snapshot_reads = registration.native_snapshot_reads.load();
+  status.native_stats_reads = registration.native_stats_reads.load();
   return status;
 }
 

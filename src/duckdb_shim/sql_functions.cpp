@@ -253,9 +253,15 @@ duckdb::unique_ptr<duckdb::FunctionData> InspectBind(duckdb::ClientContext& cont
 duckdb::unique_ptr<duckdb::FunctionData> NativeManagerBind(
     duckdb::ClientContext&, duckdb::TableFunctionBindInput&,
     duckdb::vector<duckdb::LogicalType>& types, duckdb::vector<duckdb::string>& names) {
-  types = {duckdb::LogicalType::VARCHAR, duckdb::LogicalType::VARCHAR, duckdb::LogicalType::VARCHAR,
+  types = {duckdb::LogicalType::VARCHAR, duckdb::LogicalType::VARCHAR,
+           duckdb::LogicalType::VARCHAR, duckdb::LogicalType::UBIGINT,
            duckdb::LogicalType::UBIGINT, duckdb::LogicalType::UBIGINT};
-  names = {"state", "reason", "ducklake", "managers_created", "native_snapshot_reads"};
+  names = {"state",
+           "reason",
+           "ducklake",
+           "managers_created",
+           "native_snapshot_reads",
+           "native_stats_reads"};
   return duckdb::make_uniq<duckdb::TableFunctionData>();
 }
 
@@ -274,6 +280,7 @@ void NativeManagerStatus(duckdb::ClientContext&, duckdb::TableFunctionInput& inp
       2, 0, status.ducklake_path.empty() ? duckdb::Value() : duckdb::Value(status.ducklake_path));
   output.SetValue(3, 0, duckdb::Value::UBIGINT(status.managers_created));
   output.SetValue(4, 0, duckdb::Value::UBIGINT(status.native_snapshot_reads));
+  output.SetValue(5, 0, duckdb::Value::UBIGINT(status.native_stats_reads));
 }
 
 }  // namespace

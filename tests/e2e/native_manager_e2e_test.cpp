@@ -117,6 +117,7 @@ const std::vector<std::string> kReads = {
     "FROM __ducklake_metadata_lake.ducklake_snapshot ORDER BY 1",
     "SELECT table_id, record_count, next_row_id FROM __ducklake_metadata_lake.ducklake_table_stats "
     "ORDER BY 1",
+    "SELECT * FROM __ducklake_metadata_lake.ducklake_table_column_stats ORDER BY ALL",
 };
 
 std::vector<Rows> RunSession(const std::string& dir, const std::string& options) {
@@ -133,16 +134,23 @@ uint64_t NativeSnapshotReads() {
   return NativeMetadataManager::CurrentStatus().native_snapshot_reads;
 }
 
+uint64_t NativeStatsReads() { return NativeMetadataManager::CurrentStatus().native_stats_reads; }
+
 TEST(NativeManager, AnswersDuckLakeAndLeavesWhatDuckLakesSqlLeaves) {
   TempDir native_dir, sql_dir;
   const uint64_t before = NativeSnapshotReads();
+  const uint64_t stats_before = NativeStatsReads();
   const auto native = RunSession(native_dir.path("lake"), "");
   const uint64_t after_native = NativeSnapshotReads();
-  // Every DuckLake transaction of the session pins its snapshot natively.
+  const uint64_t stats_after_native = NativeStatsReads();
+  // Every DuckLake transaction of the session pins its snapshot natively, and
+  // every commit that adds rows reads the table's stats first.
   EXPECT_GE(after_native - before, kSession.size());
+  EXPECT_GE(stats_after_native - stats_before, 3u);
 
   const auto sql = RunSession(sql_dir.path("lake"), ", META_NATIVE_MANAGER false");
   EXPECT_EQ(NativeSnapshotReads(), after_native) << "the SQL lake was answered natively";
+  EXPECT_EQ(NativeStatsReads(), stats_after_native) << "the SQL lake was answered natively";
 
   ASSERT_EQ(native.size(), sql.size());
   for (size_t i = 0; i < kReads.size(); ++i) EXPECT_EQ(native[i], sql[i]) << kReads[i];
