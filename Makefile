@@ -13,7 +13,7 @@ FUZZ_SECONDS ?= 600
 
 STOCK_DUCKDB ?= $(CURDIR)/.cache/deps/venv/bin/duckdb
 
-.PHONY: setup configure build extension run test bench fuzz format clean
+.PHONY: setup configure build extension run test bench bench-stock fuzz format clean
 
 setup:
 	@scripts/setup.sh
@@ -39,6 +39,12 @@ test: build
 bench: build
 	@$(BUILD_DIR)/bench/moraine_bench
 	@$(BUILD_DIR)/bench/moraine_ducklake_bench
+	@$(MAKE) --no-print-directory bench-stock
+
+# DuckLake commits in the stock DuckDB Python package with the self-contained
+# extension: moraine (native manager on and off) and the stock DuckDB-file catalog.
+bench-stock: extension
+	@.cache/deps/venv/bin/python bench/stock_commit_bench.py $(BUILD_DIR)/repository
 
 fuzz: build
 	@tests/fuzz/run.sh $(BUILD_DIR)/fuzz $(FUZZ_SECONDS)

@@ -169,7 +169,8 @@ def main():
             f"create {r['create'][0]:6.2f}/{r['create'][1]:6.2f}  "
             f"insert@{HISTORY} {r['insert_h'][0]:6.2f}/{r['insert_h'][1]:6.2f} "
             f"(x{r['insert_h'][0] / r['insert'][0]:.2f} cpu)  "
-            f"attach+count@0 {r['attach0'][1]:6.1f}  @{HISTORY} {r['attach_h'][1]:6.1f}  "
+            f"attach+count@0 {r['attach0'][0]:6.1f}/{r['attach0'][1]:6.1f}  "
+            f"@{HISTORY} {r['attach_h'][0]:6.1f}/{r['attach_h'][1]:6.1f}  "
             f"stmts/insert {r['stmts']}",
             flush=True,
         )
@@ -181,7 +182,8 @@ def main():
             for k in ("insert", "alter", "create", "insert_h")
         )
         print(f"{name} / duckdb-file (cpu/wall): {ratios}  "
-              f"attach@{HISTORY} {r['attach_h'][1] / stock['attach_h'][1]:.2f}")
+              f"attach+count@{HISTORY} {r['attach_h'][0] / stock['attach_h'][0]:.2f}/"
+              f"{r['attach_h'][1] / stock['attach_h'][1]:.2f}")
 
 
 if __name__ == "__main__":

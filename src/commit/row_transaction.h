@@ -171,11 +171,18 @@ class RowTransaction {
   // initialized the store. Throws store::CorruptionError if the head names a
   // snapshot the store does not hold.
   virtual std::optional<SnapshotCounters> LatestSnapshot() = 0;
+  // The snapshot `snapshot_id` (DuckLake's AT (VERSION => n)), or nullopt if
+  // this transaction sees no such snapshot (never taken, or expired).
+  std::optional<SnapshotCounters> SnapshotAt(int64_t snapshot_id);
 
   // The stats of table `table_id` as this transaction sees them, or nullopt
   // when it has no ducklake_table_stats row with a record count and a size
   // (DuckLake's own query skips such a row too).
   std::optional<TableStats> GlobalTableStats(int64_t table_id);
+  // The largest column_id any version of a column of `table_id` ever had
+  // (dropped and renamed versions included), read from the keys alone;
+  // nullopt when the table has no column rows.
+  std::optional<int64_t> MaxColumnId(int64_t table_id);
 
   // --- The catalog version (RFC 0012) ---
   // The global `version` option exactly as recorded (DuckLake's scans see

@@ -43,6 +43,9 @@ struct DuckLakeSnapshot {
 };
 static_assert(sizeof(DuckLakeSnapshot) == 32);
 
+// duckdb::SnapshotBound, an enum of int's size.
+enum class SnapshotBound : int { kLowerBound, kUpperBound };
+
 // duckdb::TableIndex and duckdb::FieldIndex: one idx_t each.
 struct TableIndex {
   uint64_t index;
@@ -88,6 +91,9 @@ inline constexpr size_t kGetGlobalTableStatsSlot = 21;
 //                     vector<DuckLakeGlobalStatsInfo> GetGlobalTableStats(DuckLakeSnapshot,
 //                     TableIndex)
 inline constexpr size_t kGetSnapshotSlot = 42;  // unique_ptr<DuckLakeSnapshot> GetSnapshot()
+// unique_ptr<DuckLakeSnapshot> GetSnapshot(BoundAtClause &at, SnapshotBound bound)
+inline constexpr size_t kGetSnapshotAtSlot = 43;
+inline constexpr size_t kGetNextColumnIdSlot = 44;  // idx_t GetNextColumnId(TableIndex)
 
 // The exported functions called directly.
 //   static void Register(const string &name, create_t create)

@@ -9,9 +9,11 @@
 
 #include "duckdb/catalog/catalog_search_path.hpp"
 #include "duckdb/common/exception.hpp"
+#include "duckdb/common/string_util.hpp"
 #include "duckdb/main/client_data.hpp"
 #include "duckdb/main/connection.hpp"
 #include "duckdb/main/database_manager.hpp"
+#include "duckdb/planner/tableref/bound_at_clause.hpp"
 #include "duckdb_shim/ducklake_manager_abi.h"
 #include "duckdb_shim/ducklake_module.h"
 #include "duckdb_shim/moraine_catalog.h"
@@ -48,8 +50,11 @@ class ManagerSlots {
  public:
   void Delete();
   duckdb::unique_ptr<abi::DuckLakeSnapshot> GetSnapshot();
+  duckdb::unique_ptr<abi::DuckLakeSnapshot> GetSnapshotAt(duckdb::BoundAtClause& at,
+                                                          abi::SnapshotBound bound);
   duckdb::vector<abi::DuckLakeGlobalStatsInfo> GetGlobalTableStats(abi::DuckLakeSnapshot snapshot,
                                                                    abi::TableIndex table_id);
+  uint64_t GetNextColumnId(abi::TableIndex table_id);
 };
 
 // An Itanium C++ ABI pointer to a non-virtual member function: its address
@@ -91,6 +96,7 @@ struct Registration {
   std::atomic<uint64_t> managers_created{0};
   std::atomic<uint64_t> native_snapshot_reads{0};
   std::atomic<uint64_t> native_stats_reads{0};
+  std::atomic<uint64_t> native_column_id_reads{0};
 };
 
 Registration& TheRegistration() {
@@ -153,6 +159,13 @@ MetadataConnection MetadataConnectionOf(void* manager) {
   return {context, NativeCatalogOf(context)};
 }
 
+duckdb::unique_ptr<abi::DuckLakeSnapshot> NewSnapshot(const commit::SnapshotCounters& counters) {
+  return duckdb::unique_ptr<abi::DuckLakeSnapshot>(new abi::DuckLakeSnapshot{
+      static_cast<uint64_t>(counters.snapshot_id), static_cast<uint64_t>(counters.schema_version),
+      static_cast<uint64_t>(counters.next_catalog_id),
+      static_cast<uint64_t>(counters.next_file_id)});
+}
+
 duckdb::unique_ptr<abi::DuckLakeSnapshot> ManagerSlots::GetSnapshot() {
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog) {
@@ -164,9 +177,33 @@ duckdb::unique_ptr<abi::DuckLakeSnapshot> ManagerSlots::GetSnapshot() {
           .WithRows(false, [](commit::RowTransaction& rows) { return rows.LatestSnapshot(); });
   if (!head) throw duckdb::InvalidInputException("No snapshot found in DuckLake");
   TheRegistration().native_snapshot_reads.fetch_add(1, std::memory_order_relaxed);
-  return duckdb::unique_ptr<abi::DuckLakeSnapshot>(new abi::DuckLakeSnapshot{
-      static_cast<uint64_t>(head->snapshot_id), static_cast<uint64_t>(head->schema_version),
-      static_cast<uint64_t>(head->next_catalog_id), static_cast<uint64_t>(head->next_file_id)});
+  return NewSnapshot(*head);
+}
+
+// AT (VERSION => n) by key; AT (TIMESTAMP => t) stays DuckLake's query, which
+// orders every snapshot by its time.
+duckdb::unique_ptr<abi::DuckLakeSnapshot> ManagerSlots::GetSnapshotAt(duckdb::BoundAtClause& at,
+                                                                      abi::SnapshotBound bound) {
+  auto metadata = MetadataConnectionOf(this);
+  if (!metadata.catalog || !duckdb::StringUtil::CIEquals(at.Unit(), "version")) {
+    return (this->*MemberAt<decltype(&ManagerSlots::GetSnapshotAt)>(
+                       OriginalSlot(abi::kGetSnapshotAtSlot)))(at, bound);
+  }
+  const auto version =
+      at.GetValue().DefaultCastAs(duckdb::LogicalType::UBIGINT).GetValue<uint64_t>();
+  std::optional<commit::SnapshotCounters> found;
+  if (version <= static_cast<uint64_t>(INT64_MAX)) {
+    found = MoraineTransaction::Get(metadata.context, *metadata.catalog)
+                .WithRows(false, [&](commit::RowTransaction& rows) {
+                  return rows.SnapshotAt(static_cast<int64_t>(version));
+                });
+  }
+  if (!found) {
+    throw duckdb::InvalidInputException("No snapshot found at version %s",
+                                        at.GetValue().ToString());
+  }
+  TheRegistration().native_snapshot_reads.fetch_add(1, std::memory_order_relaxed);
+  return NewSnapshot(*found);
 }
 
 // DuckLake's query reads the stats rows as the metadata transaction sees them
@@ -208,6 +245,27 @@ duckdb::vector<abi::DuckLakeGlobalStatsInfo> ManagerSlots::GetGlobalTableStats(
   return result;
 }
 
+// Every column version's id, ended ones included: a dropped column's id is
+// never reused (field ids are eternal).
+uint64_t ManagerSlots::GetNextColumnId(abi::TableIndex table_id) {
+  auto metadata = MetadataConnectionOf(this);
+  std::optional<int64_t> max;
+  if (metadata.catalog) {
+    max = MoraineTransaction::Get(metadata.context, *metadata.catalog)
+              .WithRows(false, [&](commit::RowTransaction& rows) {
+                return rows.MaxColumnId(static_cast<int64_t>(table_id.index));
+              });
+  }
+  // DuckLake's own answer for a lake it serves alone, and its own error for a
+  // table without columns.
+  if (!max) {
+    return (this->*MemberAt<decltype(&ManagerSlots::GetNextColumnId)>(
+                       OriginalSlot(abi::kGetNextColumnIdSlot)))(table_id);
+  }
+  TheRegistration().native_column_id_reads.fetch_add(1, std::memory_order_relaxed);
+  return static_cast<uint64_t>(*max) + 1;
+}
+
 }  // namespace
 
 void NativeMetadataManager::EnsureRegistered() {
@@ -233,6 +291,8 @@ void NativeMetadataManager::EnsureRegistered() {
   slots[abi::kDeletingDestructorSlot] = AddressOf(&ManagerSlots::Delete);
   slots[abi::kGetSnapshotSlot] = AddressOf(&ManagerSlots::GetSnapshot);
   slots[abi::kGetGlobalTableStatsSlot] = AddressOf(&ManagerSlots::GetGlobalTableStats);
+  slots[abi::kGetNextColumnIdSlot] = AddressOf(&ManagerSlots::GetNextColumnId);
+  slots[abi::kGetSnapshotAtSlot] = AddressOf(&ManagerSlots::GetSnapshotAt);
   try {
     reinterpret_cast<RegisterFunction>(registration.module->register_function())(
         "moraine", reinterpret_cast<void*>(&CreateManager));
@@ -258,6 +318,7 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
   status.managers_created = registration.managers_created.load();
   status.native_snapshot_reads = registration.native_snapshot_reads.load();
   status.native_stats_reads = registration.native_stats_reads.load();
+  status.native_column_id_reads = registration.native_column_id_reads.load();
   return status;
 }
 

@@ -17,8 +17,11 @@
 //   - GetSnapshot(): the head of the store in O(1), read in the metadata
 //     connection's own moraine transaction, so every later SQL read of the
 //     DuckLake transaction sees the same store snapshot;
+//   - GetSnapshot(AT (VERSION => n)): that snapshot record by key (AT
+//     TIMESTAMP stays DuckLake's query);
 //   - GetGlobalTableStats(snapshot, table): the table's stats rows, read by
 //     key in the same moraine transaction;
+//   - GetNextColumnId(table): the largest column id of the table's keys + 1;
 //   - the deleting destructor, so the memory moraine allocated is freed by
 //     moraine.
 // Every replaced slot falls back to DuckLake's original method when the lake
@@ -43,6 +46,7 @@ class NativeMetadataManager {
     uint64_t managers_created = 0;
     uint64_t native_snapshot_reads = 0;
     uint64_t native_stats_reads = 0;
+    uint64_t native_column_id_reads = 0;
   };
 
   // Registers the factory if DuckLake is loaded and not registered yet. A

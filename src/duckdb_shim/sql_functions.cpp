@@ -281,6 +281,7 @@ void NativeManagerStatus(duckdb::ClientContext&, duckdb::TableFunctionInput& inp
   output.SetValue(3, 0, duckdb::Value::UBIGINT(status.managers_created));
   output.SetValue(4, 0, duckdb::Value::UBIGINT(status.native_snapshot_reads));
   output.SetValue(5, 0, duckdb::Value::UBIGINT(status.native_stats_reads));
+  output.SetValue(6, 0, duckdb::Value::UBIGINT(status.native_column_id_reads));
 }
 
 }  // namespace

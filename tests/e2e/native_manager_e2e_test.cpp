@@ -103,12 +103,15 @@ const std::vector<std::string> kSession = {
     "CREATE SCHEMA lake.s",
     "CREATE TABLE lake.s.u AS SELECT range AS id FROM range(5)",
     "ALTER TABLE lake.t RENAME COLUMN b TO label",
+    "ALTER TABLE lake.t DROP COLUMN c",
+    "ALTER TABLE lake.t ADD COLUMN d VARCHAR DEFAULT 'dee'",
 };
 
 const std::vector<std::string> kReads = {
     "SELECT * FROM lake.t ORDER BY a",
     "SELECT * FROM lake.t AT (VERSION => 2) ORDER BY a",
     "SELECT * FROM lake.t AT (VERSION => 4) ORDER BY a",
+    "SELECT count(*) FROM lake.t AT (TIMESTAMP => now())",
     "SELECT count(*), sum(id) FROM lake.s.u",
     "SELECT snapshot_id, schema_version, changes FROM lake.snapshots() ORDER BY 1",
     "SELECT table_id, column_id, column_name, column_type, begin_snapshot, end_snapshot "
@@ -136,10 +139,15 @@ uint64_t NativeSnapshotReads() {
 
 uint64_t NativeStatsReads() { return NativeMetadataManager::CurrentStatus().native_stats_reads; }
 
+uint64_t NativeColumnIdReads() {
+  return NativeMetadataManager::CurrentStatus().native_column_id_reads;
+}
+
 TEST(NativeManager, AnswersDuckLakeAndLeavesWhatDuckLakesSqlLeaves) {
   TempDir native_dir, sql_dir;
   const uint64_t before = NativeSnapshotReads();
   const uint64_t stats_before = NativeStatsReads();
+  const uint64_t column_ids_before = NativeColumnIdReads();
   const auto native = RunSession(native_dir.path("lake"), "");
   const uint64_t after_native = NativeSnapshotReads();
   const uint64_t stats_after_native = NativeStatsReads();
@@ -147,13 +155,28 @@ TEST(NativeManager, AnswersDuckLakeAndLeavesWhatDuckLakesSqlLeaves) {
   // every commit that adds rows reads the table's stats first.
   EXPECT_GE(after_native - before, kSession.size());
   EXPECT_GE(stats_after_native - stats_before, 3u);
+  const uint64_t column_ids_after_native = NativeColumnIdReads();
+  EXPECT_GE(column_ids_after_native - column_ids_before, 1u) << "ADD COLUMN asks for the next id";
 
   const auto sql = RunSession(sql_dir.path("lake"), ", META_NATIVE_MANAGER false");
   EXPECT_EQ(NativeSnapshotReads(), after_native) << "the SQL lake was answered natively";
   EXPECT_EQ(NativeStatsReads(), stats_after_native) << "the SQL lake was answered natively";
+  EXPECT_EQ(NativeColumnIdReads(), column_ids_after_native);
 
   ASSERT_EQ(native.size(), sql.size());
   for (size_t i = 0; i < kReads.size(); ++i) EXPECT_EQ(native[i], sql[i]) << kReads[i];
+}
+
+TEST(NativeManager, AVersionThatDoesNotExistIsRefusedInDuckLakesWords) {
+  TempDir dir;
+  for (const std::string options : {"", ", META_NATIVE_MANAGER false"}) {
+    DuckLakeSession session;
+    session.Run("ATTACH 'ducklake:moraine:" + dir.path("lake.moraine") + "' AS lake (DATA_PATH '" +
+                dir.path("files") + "/'" + options + ")");
+    session.Run("CREATE TABLE IF NOT EXISTS lake.t(a INTEGER)");
+    const std::string error = session.Error("SELECT * FROM lake.t AT (VERSION => 999)");
+    EXPECT_NE(error.find("No snapshot found at version 999"), std::string::npos) << error;
+  }
 }
 
 TEST(NativeManager, SeesACommitOfAnotherConnectionAtItsNextTransaction) {
