@@ -57,6 +57,8 @@ std::optional<DuckLakeModule> DuckLakeModule::Find(std::string* why) {
   return module;
 }
 
+void* DuckLakeModule::Symbol(const char* name) const { return dlsym(handle_, name); }
+
 std::string DuckLakeModule::CheckSlots(
     void* handle, const void* vtable,
     const std::array<const char*, ducklake_abi::kManagerSlotCount>& symbols) {

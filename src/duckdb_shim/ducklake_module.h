@@ -42,6 +42,8 @@ class DuckLakeModule {
   void* register_function() const { return register_; }
   void* constructor() const { return constructor_; }
   void* get_connection() const { return get_connection_; }
+  // Another exported symbol of the module, or nullptr.
+  void* Symbol(const char* name) const;
 
  private:
   DuckLakeModule() = default;

@@ -7,13 +7,18 @@
 #include <mutex>
 #include <optional>
 
+#include "commit/lake_catalog.h"
 #include "duckdb/catalog/catalog_search_path.hpp"
 #include "duckdb/common/exception.hpp"
 #include "duckdb/common/string_util.hpp"
+#include "duckdb/main/attached_database.hpp"
 #include "duckdb/main/client_data.hpp"
 #include "duckdb/main/connection.hpp"
 #include "duckdb/main/database_manager.hpp"
 #include "duckdb/planner/tableref/bound_at_clause.hpp"
+#include "duckdb/transaction/transaction.hpp"
+#include "duckdb/transaction/transaction_manager.hpp"
+#include "duckdb_shim/ducklake_catalog_abi.h"
 #include "duckdb_shim/ducklake_manager_abi.h"
 #include "duckdb_shim/ducklake_module.h"
 #include "duckdb_shim/moraine_catalog.h"
@@ -55,6 +60,16 @@ class ManagerSlots {
   duckdb::vector<abi::DuckLakeGlobalStatsInfo> GetGlobalTableStats(abi::DuckLakeSnapshot snapshot,
                                                                    abi::TableIndex table_id);
   uint64_t GetNextColumnId(abi::TableIndex table_id);
+  abi::DuckLakeCatalogInfo GetCatalogForSnapshot(abi::DuckLakeSnapshot snapshot);
+  // Not a slot: DuckLakeMetadataManager::GetPathSeparator, exported.
+  std::string GetPathSeparator(const std::string& path);
+};
+
+// DuckLakeCatalog's exported methods. Never constructed: `this` is DuckLake's
+// catalog.
+class CatalogMethods {
+ public:
+  std::string GetDataPath();
 };
 
 // An Itanium C++ ABI pointer to a non-virtual member function: its address
@@ -97,6 +112,10 @@ struct Registration {
   std::atomic<uint64_t> native_snapshot_reads{0};
   std::atomic<uint64_t> native_stats_reads{0};
   std::atomic<uint64_t> native_column_id_reads{0};
+  std::atomic<uint64_t> native_catalog_reads{0};
+  void* get_data_path = nullptr;
+  void* get_path_separator = nullptr;
+  void* parse_quoted_list = nullptr;
 };
 
 Registration& TheRegistration() {
@@ -245,6 +264,111 @@ duckdb::vector<abi::DuckLakeGlobalStatsInfo> ManagerSlots::GetGlobalTableStats(
   return result;
 }
 
+using ParseQuotedListFunction = duckdb::vector<std::string> (*)(const std::string&, char);
+
+void CopyTags(const std::vector<commit::LakeTag>& from, duckdb::vector<abi::DuckLakeTag>& to) {
+  for (const auto& tag : from) to.push_back({tag.key, tag.value});
+}
+
+abi::DuckLakeColumnInfo ColumnInfo(const commit::LakeColumn& column) {
+  abi::DuckLakeColumnInfo info;
+  info.id = {static_cast<uint64_t>(column.id)};
+  info.name = column.name;
+  info.type = column.type;
+  if (column.initial_default) info.initial_default = duckdb::Value(*column.initial_default);
+  if (column.default_value) info.default_value = duckdb::Value(*column.default_value);
+  info.default_value_type = column.default_value_type;
+  info.nulls_allowed = column.nulls_allowed;
+  for (const auto& child : column.children) info.children.push_back(ColumnInfo(child));
+  CopyTags(column.tags, info.tags);
+  return info;
+}
+
+// DuckLake's six catalog queries, answered from the records live at the
+// snapshot (at the head: from `current` alone).
+abi::DuckLakeCatalogInfo ManagerSlots::GetCatalogForSnapshot(abi::DuckLakeSnapshot snapshot) {
+  auto& registration = TheRegistration();
+  auto metadata = MetadataConnectionOf(this);
+  auto original = [&] {
+    return (this->*MemberAt<decltype(&ManagerSlots::GetCatalogForSnapshot)>(
+                       OriginalSlot(abi::kGetCatalogForSnapshotSlot)))(snapshot);
+  };
+  if (!metadata.catalog) return original();
+  // The DuckLake catalog of the transaction: a duckdb::Transaction is the
+  // DuckLakeTransaction's first base, and its manager's database is the lake.
+  auto& transaction = *static_cast<duckdb::Transaction*>(StateOf(this).ducklake_transaction);
+  auto& lake = transaction.manager.GetDB().GetCatalog();
+  const std::string data_path =
+      (reinterpret_cast<CatalogMethods*>(&lake)->*MemberAt<decltype(&CatalogMethods::GetDataPath)>(
+                                                      registration.get_data_path))();
+  const std::string separator = (this->*MemberAt<decltype(&ManagerSlots::GetPathSeparator)>(
+                                            registration.get_path_separator))(data_path);
+  auto lake_catalog =
+      MoraineTransaction::Get(metadata.context, *metadata.catalog)
+          .WithRows(false, [&](commit::RowTransaction& rows) {
+            return commit::ReadLakeCatalog(rows, static_cast<int64_t>(snapshot.snapshot_id),
+                                           data_path, separator);
+          });
+  if (lake_catalog.needs_sql) return original();
+  auto parse_quoted_list =
+      reinterpret_cast<ParseQuotedListFunction>(registration.parse_quoted_list);
+
+  abi::DuckLakeCatalogInfo info;
+  for (const auto& schema : lake_catalog.schemas) {
+    info.schemas.push_back(
+        {{static_cast<uint64_t>(schema.id)}, schema.uuid, schema.name, schema.path, {}});
+  }
+  for (const auto& table : lake_catalog.tables) {
+    abi::DuckLakeTableInfo& out = info.tables.emplace_back();
+    out.id = {static_cast<uint64_t>(table.id)};
+    out.schema_id = {static_cast<uint64_t>(table.schema_id)};
+    out.uuid = table.uuid;
+    out.name = table.name;
+    out.path = table.path;
+    for (const auto& column : table.columns) out.columns.push_back(ColumnInfo(column));
+    CopyTags(table.tags, out.tags);
+    for (const auto& inlined : table.inlined_data_tables) {
+      out.inlined_data_tables.push_back(
+          {inlined.name, static_cast<uint64_t>(inlined.schema_version)});
+    }
+  }
+  for (const auto& view : lake_catalog.views) {
+    abi::DuckLakeViewInfo& out = info.views.emplace_back();
+    out.id = {static_cast<uint64_t>(view.id)};
+    out.schema_id = {static_cast<uint64_t>(view.schema_id)};
+    out.uuid = view.uuid;
+    out.name = view.name;
+    out.dialect = view.dialect;
+    out.column_aliases = parse_quoted_list(view.column_aliases, ',');
+    out.sql = view.sql;
+    CopyTags(view.tags, out.tags);
+  }
+  for (const auto& partition : lake_catalog.partitions) {
+    abi::DuckLakePartitionInfo& out = info.partitions.emplace_back();
+    out.id = duckdb::optional_idx(static_cast<duckdb::idx_t>(partition.id));
+    out.table_id = {static_cast<uint64_t>(partition.table_id)};
+    for (const auto& field : partition.fields) {
+      out.fields.push_back({static_cast<uint64_t>(field.key_index),
+                            {static_cast<uint64_t>(field.column_id)},
+                            field.transform});
+    }
+  }
+  for (const auto& sort : lake_catalog.sorts) {
+    abi::DuckLakeSortInfo& out = info.sorts.emplace_back();
+    out.id = duckdb::optional_idx(static_cast<duckdb::idx_t>(sort.id));
+    out.table_id = {static_cast<uint64_t>(sort.table_id)};
+    for (const auto& field : sort.fields) {
+      out.fields.push_back(
+          {static_cast<uint64_t>(field.key_index), field.expression, field.dialect,
+           field.descending ? duckdb::OrderType::DESCENDING : duckdb::OrderType::ASCENDING,
+           field.nulls_first ? duckdb::OrderByNullType::NULLS_FIRST
+                             : duckdb::OrderByNullType::NULLS_LAST});
+    }
+  }
+  registration.native_catalog_reads.fetch_add(1, std::memory_order_relaxed);
+  return info;
+}
+
 // Every column version's id, ended ones included: a dropped column's id is
 // never reused (field ids are eternal).
 uint64_t ManagerSlots::GetNextColumnId(abi::TableIndex table_id) {
@@ -293,6 +417,13 @@ void NativeMetadataManager::EnsureRegistered() {
   slots[abi::kGetGlobalTableStatsSlot] = AddressOf(&ManagerSlots::GetGlobalTableStats);
   slots[abi::kGetNextColumnIdSlot] = AddressOf(&ManagerSlots::GetNextColumnId);
   slots[abi::kGetSnapshotAtSlot] = AddressOf(&ManagerSlots::GetSnapshotAt);
+  registration.get_data_path = registration.module->Symbol(abi::kGetDataPathSymbol);
+  registration.get_path_separator = registration.module->Symbol(abi::kGetPathSeparatorSymbol);
+  registration.parse_quoted_list = registration.module->Symbol(abi::kParseQuotedListSymbol);
+  if (registration.get_data_path && registration.get_path_separator &&
+      registration.parse_quoted_list) {
+    slots[abi::kGetCatalogForSnapshotSlot] = AddressOf(&ManagerSlots::GetCatalogForSnapshot);
+  }
   try {
     reinterpret_cast<RegisterFunction>(registration.module->register_function())(
         "moraine", reinterpret_cast<void*>(&CreateManager));
@@ -319,6 +450,7 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
   status.native_snapshot_reads = registration.native_snapshot_reads.load();
   status.native_stats_reads = registration.native_stats_reads.load();
   status.native_column_id_reads = registration.native_column_id_reads.load();
+  status.native_catalog_reads = registration.native_catalog_reads.load();
   return status;
 }
 

@@ -21,6 +21,9 @@
 //     TIMESTAMP stays DuckLake's query);
 //   - GetGlobalTableStats(snapshot, table): the table's stats rows, read by
 //     key in the same moraine transaction;
+//   - GetCatalogForSnapshot(snapshot): schemas, tables, columns, views,
+//     partitions and sorts live at the snapshot (commit/lake_catalog.h); a
+//     catalog with macros stays DuckLake's SQL;
 //   - GetNextColumnId(table): the largest column id of the table's keys + 1;
 //   - the deleting destructor, so the memory moraine allocated is freed by
 //     moraine.
@@ -47,6 +50,7 @@ class NativeMetadataManager {
     uint64_t native_snapshot_reads = 0;
     uint64_t native_stats_reads = 0;
     uint64_t native_column_id_reads = 0;
+    uint64_t native_catalog_reads = 0;
   };
 
   // Registers the factory if DuckLake is loaded and not registered yet. A

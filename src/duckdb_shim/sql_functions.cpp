@@ -253,9 +253,9 @@ duckdb::unique_ptr<duckdb::FunctionData> InspectBind(duckdb::ClientContext& cont
 duckdb::unique_ptr<duckdb::FunctionData> NativeManagerBind(
     duckdb::ClientContext&, duckdb::TableFunctionBindInput&,
     duckdb::vector<duckdb::LogicalType>& types, duckdb::vector<duckdb::string>& names) {
-  types = {duckdb::LogicalType::VARCHAR, duckdb::LogicalType::VARCHAR,
-           duckdb::LogicalType::VARCHAR, duckdb::LogicalType::UBIGINT,
-           duckdb::LogicalType::UBIGINT, duckdb::LogicalType::UBIGINT};
+  types = {duckdb::LogicalType::VARCHAR, duckdb::LogicalType::VARCHAR, duckdb::LogicalType::VARCHAR,
+           duckdb::LogicalType::UBIGINT, duckdb::LogicalType::UBIGINT, duckdb::LogicalType::UBIGINT,
+           duckdb::LogicalType::UBIGINT};
   names = {"state",
            "reason",
            "ducklake",
@@ -282,6 +282,7 @@ void NativeManagerStatus(duckdb::ClientContext&, duckdb::TableFunctionInput& inp
   output.SetValue(4, 0, duckdb::Value::UBIGINT(status.native_snapshot_reads));
   output.SetValue(5, 0, duckdb::Value::UBIGINT(status.native_stats_reads));
   output.SetValue(6, 0, duckdb::Value::UBIGINT(status.native_column_id_reads));
+  output.SetValue(7, 0, duckdb::Value::UBIGINT(status.native_catalog_reads));
 }
 
 }  // namespace

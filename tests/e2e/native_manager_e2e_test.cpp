@@ -105,6 +105,13 @@ const std::vector<std::string> kSession = {
     "ALTER TABLE lake.t RENAME COLUMN b TO label",
     "ALTER TABLE lake.t DROP COLUMN c",
     "ALTER TABLE lake.t ADD COLUMN d VARCHAR DEFAULT 'dee'",
+    "CREATE TABLE lake.n(id INTEGER, s STRUCT(x INTEGER, y STRUCT(z VARCHAR)), l INTEGER[])",
+    "INSERT INTO lake.n VALUES (1, {'x': 1, 'y': {'z': 'zed'}}, [1, 2])",
+    "COMMENT ON TABLE lake.n IS 'nested'",
+    "COMMENT ON COLUMN lake.n.id IS 'the id'",
+    "ALTER TABLE lake.n SET PARTITIONED BY (id)",
+    "INSERT INTO lake.n VALUES (2, {'x': 2, 'y': {'z': 'zee'}}, [3])",
+    "CREATE VIEW lake.v(a_alias) AS SELECT a FROM lake.t",
 };
 
 const std::vector<std::string> kReads = {
@@ -113,6 +120,11 @@ const std::vector<std::string> kReads = {
     "SELECT * FROM lake.t AT (VERSION => 4) ORDER BY a",
     "SELECT count(*) FROM lake.t AT (TIMESTAMP => now())",
     "SELECT count(*), sum(id) FROM lake.s.u",
+    "SELECT * FROM lake.n ORDER BY id",
+    "SELECT * FROM lake.v ORDER BY ALL",
+    "SELECT comment FROM duckdb_tables() WHERE database_name = 'lake' AND table_name = 'n'",
+    "SELECT column_name, comment FROM duckdb_columns() WHERE database_name = 'lake' AND table_name "
+    "= 'n' ORDER BY ALL",
     "SELECT snapshot_id, schema_version, changes FROM lake.snapshots() ORDER BY 1",
     "SELECT table_id, column_id, column_name, column_type, begin_snapshot, end_snapshot "
     "FROM __ducklake_metadata_lake.ducklake_column ORDER BY ALL",
@@ -139,6 +151,10 @@ uint64_t NativeSnapshotReads() {
 
 uint64_t NativeStatsReads() { return NativeMetadataManager::CurrentStatus().native_stats_reads; }
 
+uint64_t NativeCatalogReads() {
+  return NativeMetadataManager::CurrentStatus().native_catalog_reads;
+}
+
 uint64_t NativeColumnIdReads() {
   return NativeMetadataManager::CurrentStatus().native_column_id_reads;
 }
@@ -148,6 +164,7 @@ TEST(NativeManager, AnswersDuckLakeAndLeavesWhatDuckLakesSqlLeaves) {
   const uint64_t before = NativeSnapshotReads();
   const uint64_t stats_before = NativeStatsReads();
   const uint64_t column_ids_before = NativeColumnIdReads();
+  const uint64_t catalogs_before = NativeCatalogReads();
   const auto native = RunSession(native_dir.path("lake"), "");
   const uint64_t after_native = NativeSnapshotReads();
   const uint64_t stats_after_native = NativeStatsReads();
@@ -157,11 +174,14 @@ TEST(NativeManager, AnswersDuckLakeAndLeavesWhatDuckLakesSqlLeaves) {
   EXPECT_GE(stats_after_native - stats_before, 3u);
   const uint64_t column_ids_after_native = NativeColumnIdReads();
   EXPECT_GE(column_ids_after_native - column_ids_before, 1u) << "ADD COLUMN asks for the next id";
+  const uint64_t catalogs_after_native = NativeCatalogReads();
+  EXPECT_GE(catalogs_after_native - catalogs_before, 5u) << "every schema change reloads it";
 
   const auto sql = RunSession(sql_dir.path("lake"), ", META_NATIVE_MANAGER false");
   EXPECT_EQ(NativeSnapshotReads(), after_native) << "the SQL lake was answered natively";
   EXPECT_EQ(NativeStatsReads(), stats_after_native) << "the SQL lake was answered natively";
   EXPECT_EQ(NativeColumnIdReads(), column_ids_after_native);
+  EXPECT_EQ(NativeCatalogReads(), catalogs_after_native);
 
   ASSERT_EQ(native.size(), sql.size());
   for (size_t i = 0; i < kReads.size(); ++i) EXPECT_EQ(native[i], sql[i]) << kReads[i];

@@ -1,0 +1,351 @@
+#include "commit/lake_catalog.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <string_view>
+
+#include "store/error.h"
+
+namespace moraine::commit {
+namespace {
+
+// The rows of one ducklake_* table with the named columns filled in, and,
+// for a table with begin/end snapshots, only those live at a snapshot.
+class TableRows {
+ public:
+  TableRows(RowTransaction& rows, std::string_view table, std::vector<std::string_view> columns)
+      : rows_(rows), table_(table) {
+    const auto spec = rows.FindTable(table);
+    if (!spec) throw store::NotFoundError("table " + std::string(table) + " does not exist");
+    auto index_of = [&](std::string_view name) -> std::optional<size_t> {
+      for (size_t i = 0; i < spec->columns.size(); ++i) {
+        if (spec->columns[i].name == name) return i;
+      }
+      return std::nullopt;
+    };
+    for (std::string_view name : columns) {
+      const auto index = index_of(name);
+      if (!index) {
+        throw store::InvalidArgumentError(std::string(table) + " has no column " +
+                                          std::string(name));
+      }
+      at_.push_back(*index);
+    }
+    begin_ = index_of("begin_snapshot");
+    end_ = index_of("end_snapshot");
+  }
+
+  // Visits the rows live at `snapshot` (every row of a table without
+  // begin/end, or when `snapshot` is nullopt). `at_head`: the snapshot is the
+  // newest, so live rows are exactly those not ended, which sit in `current`
+  // alone.
+  void ForEachLive(std::optional<int64_t> snapshot, bool at_head,
+                   const std::function<void(const std::vector<size_t>&, const Row&)>& visit) {
+    std::vector<size_t> wanted = at_;
+    ScanRequest request{{}, std::nullopt, false};
+    const bool versioned = begin_ && end_ && snapshot;
+    if (versioned) {
+      wanted.push_back(*begin_);
+      wanted.push_back(*end_);
+      if (at_head)
+        request.bounds.push_back(ColumnBound{
+            .column = *end_, .lower = std::nullopt, .upper = std::nullopt, .is_null = true});
+    }
+    request.columns = wanted;
+    rows_.ScanProjected(table_, request, [&](RowHandle, const Row& row) {
+      if (versioned) {
+        const Cell& begin = row[*begin_];
+        const Cell& end = row[*end_];
+        if (!std::holds_alternative<int64_t>(begin) || std::get<int64_t>(begin) > *snapshot) return;
+        if (std::holds_alternative<int64_t>(end) && std::get<int64_t>(end) <= *snapshot) return;
+      }
+      visit(at_, row);
+    });
+  }
+
+ private:
+  RowTransaction& rows_;
+  std::string table_;
+  std::vector<size_t> at_;
+  std::optional<size_t> begin_;
+  std::optional<size_t> end_;
+};
+
+int64_t Int(const Cell& cell) {
+  return std::holds_alternative<int64_t>(cell) ? std::get<int64_t>(cell) : 0;
+}
+std::optional<int64_t> OptionalInt(const Cell& cell) {
+  if (!std::holds_alternative<int64_t>(cell)) return std::nullopt;
+  return std::get<int64_t>(cell);
+}
+std::optional<std::string> OptionalText(const Cell& cell) {
+  if (!std::holds_alternative<std::string>(cell)) return std::nullopt;
+  return std::get<std::string>(cell);
+}
+std::string Text(const Cell& cell) { return OptionalText(cell).value_or(""); }
+bool Bool(const Cell& cell) { return std::holds_alternative<bool>(cell) && std::get<bool>(cell); }
+
+// DuckLake's LoadPath / FromRelativePath.
+std::string Load(std::string path, const std::string& separator) {
+  if (separator == "/") return path;
+  std::string out;
+  for (char c : path) {
+    if (c == '/') {
+      out += separator;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+std::string Resolve(const Row& row, size_t path, size_t relative, const std::string& base,
+                    const std::string& separator) {
+  const auto stored = OptionalText(row[path]);
+  if (!stored) return base;
+  return Bool(row[relative]) ? Load(base + *stored, separator) : Load(*stored, separator);
+}
+
+// The live tags of every object (ducklake_tag, keyed by object id) or of
+// every column (ducklake_column_tag, keyed by table and column id), in scan
+// order; a tag whose value is NULL is skipped, as DuckLake skips it.
+std::map<std::pair<int64_t, int64_t>, std::vector<LakeTag>> Tags(RowTransaction& rows,
+                                                                 std::string_view table,
+                                                                 bool per_column, int64_t snapshot,
+                                                                 bool at_head) {
+  std::map<std::pair<int64_t, int64_t>, std::vector<LakeTag>> tags;
+  std::vector<std::string_view> columns =
+      per_column ? std::vector<std::string_view>{"table_id", "column_id", "key", "value"}
+                 : std::vector<std::string_view>{"object_id", "object_id", "key", "value"};
+  TableRows(rows, table, columns)
+      .ForEachLive(snapshot, at_head, [&](const std::vector<size_t>& at, const Row& row) {
+        const auto value = OptionalText(row[at[3]]);
+        if (!value) return;
+        tags[{Int(row[at[0]]), per_column ? Int(row[at[1]]) : 0}].push_back(
+            {Text(row[at[2]]), *value});
+      });
+  return tags;
+}
+
+bool AddChild(std::vector<LakeColumn>& columns, int64_t parent, LakeColumn& column) {
+  for (auto& candidate : columns) {
+    if (candidate.id == parent) {
+      candidate.children.push_back(std::move(column));
+      return true;
+    }
+    if (AddChild(candidate.children, parent, column)) return true;
+  }
+  return false;
+}
+
+using TagMap = std::map<std::pair<int64_t, int64_t>, std::vector<LakeTag>>;
+
+void ReadTables(RowTransaction& rows, int64_t snapshot, bool at_head, const std::string& separator,
+                const TagMap& table_tags, LakeCatalog& catalog) {
+  std::map<int64_t, size_t> schema_at;
+  for (size_t i = 0; i < catalog.schemas.size(); ++i) schema_at[catalog.schemas[i].id] = i;
+  const auto column_tags = Tags(rows, "ducklake_column_tag", true, snapshot, at_head);
+
+  std::map<int64_t, std::vector<LakeInlinedTable>> inlined;
+  TableRows(rows, "ducklake_inlined_data_tables", {"table_id", "table_name", "schema_version"})
+      .ForEachLive(snapshot, false, [&](const std::vector<size_t>& at, const Row& row) {
+        inlined[Int(row[at[0]])].push_back({Text(row[at[1]]), Int(row[at[2]])});
+      });
+
+  struct ColumnRow {
+    std::optional<int64_t> parent;
+    int64_t order = 0;
+    LakeColumn column;
+  };
+  std::map<int64_t, std::vector<ColumnRow>> columns;  // by table
+  std::map<int64_t, bool> has_column_rows;
+  TableRows column_rows(
+      rows, "ducklake_column",
+      {"table_id", "column_id", "column_name", "column_type", "initial_default", "default_value",
+       "nulls_allowed", "parent_column", "column_order", "default_value_type"});
+  // Every version, ended ones too: a table with column rows none of which is
+  // live drops out of DuckLake's join, one with no rows at all is refused.
+  column_rows.ForEachLive(std::nullopt, false, [&](const std::vector<size_t>& at, const Row& row) {
+    has_column_rows[Int(row[at[0]])] = true;
+  });
+  column_rows.ForEachLive(snapshot, at_head, [&](const std::vector<size_t>& at, const Row& row) {
+    ColumnRow entry;
+    entry.column.id = Int(row[at[1]]);
+    entry.column.name = Text(row[at[2]]);
+    entry.column.type = Text(row[at[3]]);
+    entry.column.initial_default = OptionalText(row[at[4]]);
+    entry.column.default_value = OptionalText(row[at[5]]);
+    if (entry.column.default_value == "NULL") entry.column.default_value.reset();
+    entry.column.nulls_allowed = Bool(row[at[6]]);
+    entry.parent = OptionalInt(row[at[7]]);
+    entry.order = Int(row[at[8]]);
+    entry.column.default_value_type = Text(row[at[9]]);
+    const int64_t table_id = Int(row[at[0]]);
+    if (auto tags = column_tags.find({table_id, entry.column.id}); tags != column_tags.end()) {
+      entry.column.tags = tags->second;
+    }
+    columns[table_id].push_back(std::move(entry));
+  });
+
+  std::vector<LakeTable> tables;
+  std::map<int64_t, Row> table_rows;
+  TableRows(rows, "ducklake_table",
+            {"table_id", "schema_id", "table_uuid", "table_name", "path", "path_is_relative"})
+      .ForEachLive(snapshot, at_head, [&](const std::vector<size_t>& at, const Row& row) {
+        LakeTable table;
+        table.id = Int(row[at[0]]);
+        table.schema_id = Int(row[at[1]]);
+        table.uuid = Text(row[at[2]]);
+        table.name = Text(row[at[3]]);
+        auto schema = schema_at.find(table.schema_id);
+        if (schema == schema_at.end()) {
+          throw store::InvalidArgumentError(
+              "Failed to load DuckLake - table with id " + std::to_string(table.id) +
+              " references schema id " + std::to_string(table.schema_id) + " that does not exist");
+        }
+        table.path = Resolve(row, at[4], at[5], catalog.schemas[schema->second].path, separator);
+        if (auto tags = table_tags.find({table.id, 0}); tags != table_tags.end()) {
+          table.tags = tags->second;
+        }
+        if (auto found = inlined.find(table.id); found != inlined.end()) {
+          table.inlined_data_tables = found->second;
+        }
+        tables.push_back(std::move(table));
+      });
+  std::sort(tables.begin(), tables.end(),
+            [](const LakeTable& a, const LakeTable& b) { return a.id < b.id; });
+
+  for (auto& table : tables) {
+    auto found = columns.find(table.id);
+    if (found == columns.end()) {
+      if (has_column_rows.count(table.id)) continue;  // DuckLake's join drops it
+      throw store::InvalidArgumentError("Failed to load DuckLake - Table entry \"" + table.name +
+                                        "\" does not have any columns");
+    }
+    auto& entries = found->second;
+    // ORDER BY parent_column NULLS FIRST, column_order
+    std::stable_sort(entries.begin(), entries.end(), [](const ColumnRow& a, const ColumnRow& b) {
+      if (a.parent.has_value() != b.parent.has_value()) return !a.parent.has_value();
+      if (a.parent && *a.parent != *b.parent) return *a.parent < *b.parent;
+      return a.order < b.order;
+    });
+    for (auto& entry : entries) {
+      if (!entry.parent) {
+        table.columns.push_back(std::move(entry.column));
+        continue;
+      }
+      const std::string name = entry.column.name;
+      if (!AddChild(table.columns, *entry.parent, entry.column)) {
+        throw store::InvalidArgumentError(
+            "Failed to load DuckLake - Could not find parent column for column " + name);
+      }
+    }
+    catalog.tables.push_back(std::move(table));
+  }
+}
+
+// Partitions and sorts: a key table joined with its fields by id, ordered
+// by table, id and key index, grouped by consecutive table.
+std::vector<LakeKey> ReadKeys(
+    RowTransaction& rows, int64_t snapshot, bool at_head, std::string_view info_table,
+    std::string_view field_table, std::string_view id_column,
+    const std::vector<std::string_view>& field_columns,
+    const std::function<LakeKeyField(const std::vector<size_t>&, const Row&)>& field_of) {
+  std::map<int64_t, int64_t> live;  // id -> table
+  TableRows(rows, info_table, {id_column, "table_id"})
+      .ForEachLive(snapshot, at_head, [&](const std::vector<size_t>& at, const Row& row) {
+        live[Int(row[at[0]])] = Int(row[at[1]]);
+      });
+  struct Joined {
+    int64_t table_id, id;
+    LakeKeyField field;
+  };
+  std::vector<Joined> joined;
+  std::vector<std::string_view> columns = {id_column};
+  columns.insert(columns.end(), field_columns.begin(), field_columns.end());
+  TableRows(rows, field_table, columns)
+      .ForEachLive(snapshot, false, [&](const std::vector<size_t>& at, const Row& row) {
+        auto info = live.find(Int(row[at[0]]));
+        if (info == live.end()) return;
+        joined.push_back({info->second, info->first, field_of(at, row)});
+      });
+  std::stable_sort(joined.begin(), joined.end(), [](const Joined& a, const Joined& b) {
+    if (a.table_id != b.table_id) return a.table_id < b.table_id;
+    if (a.id != b.id) return a.id < b.id;
+    return a.field.key_index < b.field.key_index;
+  });
+  std::vector<LakeKey> keys;
+  for (auto& entry : joined) {
+    if (keys.empty() || keys.back().table_id != entry.table_id) {
+      keys.push_back({entry.id, entry.table_id, {}});
+    }
+    keys.back().fields.push_back(std::move(entry.field));
+  }
+  return keys;
+}
+
+bool CaseInsensitiveEquals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace
+
+LakeCatalog ReadLakeCatalog(RowTransaction& rows, int64_t snapshot_id, const std::string& data_path,
+                            const std::string& separator) {
+  const auto head = rows.LatestSnapshot();
+  const bool at_head = head && head->snapshot_id == snapshot_id;
+  LakeCatalog catalog;
+  TableRows(rows, "ducklake_schema",
+            {"schema_id", "schema_uuid", "schema_name", "path", "path_is_relative"})
+      .ForEachLive(snapshot_id, at_head, [&](const std::vector<size_t>& at, const Row& row) {
+        catalog.schemas.push_back({Int(row[at[0]]), Text(row[at[1]]), Text(row[at[2]]),
+                                   Resolve(row, at[3], at[4], data_path, separator)});
+      });
+  const auto object_tags = Tags(rows, "ducklake_tag", false, snapshot_id, at_head);
+  ReadTables(rows, snapshot_id, at_head, separator, object_tags, catalog);
+
+  TableRows(rows, "ducklake_view",
+            {"view_id", "view_uuid", "schema_id", "view_name", "dialect", "sql", "column_aliases"})
+      .ForEachLive(snapshot_id, at_head, [&](const std::vector<size_t>& at, const Row& row) {
+        if (!OptionalText(row[at[6]])) catalog.needs_sql = true;  // no alias list to parse
+        LakeView view{Int(row[at[0]]),  Int(row[at[2]]),  Text(row[at[1]]), Text(row[at[3]]),
+                      Text(row[at[4]]), Text(row[at[6]]), Text(row[at[5]]), {}};
+        if (auto tags = object_tags.find({view.id, 0}); tags != object_tags.end()) {
+          view.tags = tags->second;
+        }
+        catalog.views.push_back(std::move(view));
+      });
+
+  TableRows(rows, "ducklake_macro", {"macro_id"})
+      .ForEachLive(snapshot_id, at_head,
+                   [&](const std::vector<size_t>&, const Row&) { catalog.needs_sql = true; });
+
+  catalog.partitions =
+      ReadKeys(rows, snapshot_id, at_head, "ducklake_partition_info", "ducklake_partition_column",
+               "partition_id", {"partition_key_index", "column_id", "transform"},
+               [](const std::vector<size_t>& at, const Row& row) {
+                 LakeKeyField field;
+                 field.key_index = Int(row[at[1]]);
+                 field.column_id = Int(row[at[2]]);
+                 field.transform = Text(row[at[3]]);
+                 return field;
+               });
+  catalog.sorts = ReadKeys(
+      rows, snapshot_id, at_head, "ducklake_sort_info", "ducklake_sort_expression", "sort_id",
+      {"sort_key_index", "expression", "dialect", "sort_direction", "null_order"},
+      [](const std::vector<size_t>& at, const Row& row) {
+        LakeKeyField field;
+        field.key_index = Int(row[at[1]]);
+        field.expression = Text(row[at[2]]);
+        field.dialect = Text(row[at[3]]);
+        field.descending = CaseInsensitiveEquals(Text(row[at[4]]), "DESC");
+        field.nulls_first = CaseInsensitiveEquals(Text(row[at[5]]), "NULLS_FIRST");
+        return field;
+      });
+  return catalog;
+}
+
+}  // namespace moraine::commit
