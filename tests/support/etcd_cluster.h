@@ -127,6 +127,18 @@ class EtcdCluster {
     return -1;
   }
 
+  // The cluster's current revision, as the first running member reports it
+  // (through etcd's JSON gateway); -1 if none answers.
+  int64_t Revision() {
+    for (int i = 0; i < size(); ++i) {
+      if (!Running(i)) continue;
+      const std::string range = Http(i, "POST", "/v3/kv/range", "{\"key\":\"AA==\"}");
+      const std::string revision = JsonString(range, "revision");
+      if (!revision.empty()) return std::stoll(revision);
+    }
+    return -1;
+  }
+
   // The last lines of a member's log, for failure messages.
   std::string LogTail(int member, size_t bytes = 2000) const {
     std::ifstream in(LogPath(member));
