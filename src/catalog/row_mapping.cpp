@@ -281,7 +281,7 @@ void RowMapping::RemoveEntry(Message* container, int index) const {
   reflection->RemoveLast(container, entries_);
 }
 
-int64_t RowMapping::EntryKeyAt(const Message& container, int index) const {
+int64_t RowMapping::EntryKey(const Message& container, int index) const {
   const Message& entry = container.GetReflection()->GetRepeatedMessage(container, entries_, index);
   return entry.GetReflection()->GetInt64(entry, fields_[entry_key_].field);
 }
@@ -296,7 +296,7 @@ std::pair<int, int> RowMapping::EntryRange(const Message& container, const Row& 
     int low = 0, high = count;
     while (low < high) {
       const int middle = low + (high - low) / 2;
-      const int64_t at = EntryKeyAt(container, middle);
+      const int64_t at = EntryKey(container, middle);
       if (above ? at <= key : at < key) {
         low = middle + 1;
       } else {

@@ -89,6 +89,9 @@ class RowMapping {
 
   // Ordered entries (an entry key column, or none: insertion order).
   bool ordered_entries() const { return entry_key_ >= 0; }
+  // The entry key column (-1 without one) and the key of entry `index`.
+  int entry_key_column() const { return entry_key_; }
+  int64_t EntryKey(const google::protobuf::Message& container, int index) const;
   // The indices [first, last) of the entries `row` may match: those with its
   // entry key, or every entry without one.
   std::pair<int, int> EntryRange(const google::protobuf::Message& container, const Row& row) const;
@@ -107,7 +110,6 @@ class RowMapping {
   };
 
   uint64_t KeyComponent(const Row& row, int column) const;
-  int64_t EntryKeyAt(const google::protobuf::Message& container, int index) const;
 
   const CatalogTable* table_;
   store::Kind kind_;

@@ -1,6 +1,7 @@
 #include "commit/row_transaction.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -457,10 +458,26 @@ class StoreRowTransaction final : public RowTransaction {
     std::vector<bool> wanted;  // one flag per column; empty: every column
     bool key_only = false;
     bool handles = true;
+    // Ordered entries: the inclusive range of entry keys the bounds allow
+    // (column_id of column stats: the narrowing a key component gave).
+    int64_t entry_low = INT64_MIN;
+    int64_t entry_high = INT64_MAX;
   };
 
   static ScanPlan PlanFor(const RowMapping& mapping, const ScanRequest& request) {
     ScanPlan plan{{}, false, request.handles};
+    for (const ColumnBound& bound : request.bounds) {
+      if (!mapping.ordered_entries() ||
+          bound.column != static_cast<size_t>(mapping.entry_key_column())) {
+        continue;
+      }
+      if (bound.is_null) {  // an entry key is never NULL
+        plan.entry_low = INT64_MAX;
+        plan.entry_high = INT64_MIN;
+      }
+      if (bound.lower) plan.entry_low = std::max(plan.entry_low, *bound.lower);
+      if (bound.upper) plan.entry_high = std::min(plan.entry_high, *bound.upper);
+    }
     // A handle's row is what UPDATE builds its new row from: always whole.
     if (request.handles || !request.columns) return plan;
     plan.wanted.assign(mapping.table().columns.size(), false);
@@ -510,6 +527,10 @@ class StoreRowTransaction final : public RowTransaction {
         // Entries are read up front: a visitor may stage writes to this key.
         std::vector<Row> rows;
         for (int i = 0; i < mapping.EntryCount(*record); ++i) {
+          if (mapping.ordered_entries()) {
+            const int64_t entry_key = mapping.EntryKey(*record, i);
+            if (entry_key < plan.entry_low || entry_key > plan.entry_high) continue;
+          }
           rows.push_back(mapping.ReadEntry(*record, i));
           // A store reports the version whose shape it is served ("1.1-dev1"
           // reads "1.1"), so DuckLake never asks to migrate a label.

@@ -57,7 +57,8 @@ StatsRepackCounts RepackColumnStats(const store::KvSnapshot& snapshot, store::Wr
       new_mapping.InsertEntry(container.get(), row);
       ++counts.rows;
     };
-    for (auto it = snapshot.Scan(store::PrefixRange(store::Subspace::kCurrent, old_mapping.kind(), {}));
+    for (auto it =
+             snapshot.Scan(store::PrefixRange(store::Subspace::kCurrent, old_mapping.kind(), {}));
          it->Valid(); it->Next()) {
       auto record = old_mapping.NewRecord();
       store::UnframeValue(old_mapping.kind(), it->value(), record.get());

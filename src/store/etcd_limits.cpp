@@ -1,5 +1,9 @@
 #include "store/etcd_limits.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+
 #include "store/error.h"
 #include "store/etcd_client.h"
 #include "store/etcd_limit_error.h"
@@ -35,12 +39,16 @@ void AddSerializableRange(TxnRequest* request, const std::string& key) {
   range->set_keys_only(true);
 }
 
-// One probe, retried while the cluster is away. Read-only, so retrying is safe.
+// One probe, retried while the cluster is away. Read-only, so retrying is
+// safe. Its RPC deadline is never below a couple of seconds: a handle tuned
+// for impatient commits must still learn the limits (a 16 MiB probe takes
+// longer than a millisecond).
 grpc::Status Probe(EtcdClient& client, const TxnRequest& request) {
   const auto deadline = client.OperationDeadline();
+  const auto timeout = std::max(client.options().rpc_timeout, std::chrono::milliseconds(2000));
   for (int attempt = 0;; ++attempt) {
     etcdserverpb::TxnResponse response;
-    grpc::Status status = client.TxnOnce(request, &response);
+    grpc::Status status = client.TxnOnce(request, &response, timeout);
     if (ClassifyEtcdStatus(status) != EtcdStatusKind::kTransient) return status;
     if (EtcdClient::Clock::now() >= deadline) client.ThrowUnreachable(status);
     EtcdClient::Backoff(attempt);

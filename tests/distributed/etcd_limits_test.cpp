@@ -121,7 +121,8 @@ TEST_F(EtcdLimitsTest, OnTheSuggestedFlagsAThousandColumnTableTakesFiveThousandR
     session.Run(Attach());
     session.Run(CreateWide(1000));
     std::string select = "INSERT INTO lake.wide SELECT ";
-    for (int c = 0; c < 1000; ++c) select += (c ? ", i * 1000 + " : "i * 1000 + ") + std::to_string(c);
+    for (int c = 0; c < 1000; ++c)
+      select += (c ? ", i * 1000 + " : "i * 1000 + ") + std::to_string(c);
     session.Run(select + " FROM range(5000) r(i)");
   }
   DuckLakeSession again;

@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <string>
+#include <vector>
 
 #include "distributed/etcd_store_fixture.h"
 #include "support/ducklake_session.h"
@@ -69,6 +71,25 @@ TEST_F(EtcdWideTableTest, OneRowFileInsertIntoHundredColumnTableCommits) {
       again.Query("SELECT count(*) FROM __ducklake_metadata_lake.ducklake_table_column_stats"),
       (Rows{{"100"}}));
   EXPECT_EQ(again.Query("SELECT count(*) FROM lake.wide WHERE c50 = 2050"), (Rows{{"1"}}));
+}
+
+// The keys a one-row INSERT puts do not depend on the table's width.
+TEST_F(EtcdWideTableTest, AOneRowInsertPutsAsManyKeysIntoANarrowAndAWideTable) {
+  DuckLakeSession session;
+  session.Run(Attach(", DATA_INLINING_ROW_LIMIT 0"));
+  std::vector<int64_t> keys;
+  for (int columns : {3, 100}) {
+    const std::string table = "w" + std::to_string(columns);
+    std::string create = CreateWide(columns);
+    create.replace(create.find("wide"), 4, table);
+    session.Run(create);
+    session.Run("INSERT INTO lake." + table + " VALUES " + Row(columns, 1));
+    keys.push_back(cluster().KeysPutAt(cluster().Revision()));
+    std::cout << "[ figures  ] one-row INSERT into " << columns << " columns: " << keys.back()
+              << " keys put (data and commit token)\n";
+  }
+  EXPECT_GT(keys[0], 0);
+  EXPECT_EQ(keys[0], keys[1]);
 }
 
 }  // namespace

@@ -52,8 +52,8 @@ size_t KeysOfKind(const std::string& location, store::Kind kind) {
 class StoreFormatTwoTest : public ::testing::Test {
  protected:
   std::string Attach() const {
-    return "ATTACH 'ducklake:moraine:" + location_ + "' AS lake (DATA_PATH '" +
-           dir_.path("files") + "', DATA_INLINING_ROW_LIMIT 0)";
+    return "ATTACH 'ducklake:moraine:" + location_ + "' AS lake (DATA_PATH '" + dir_.path("files") +
+           "', DATA_INLINING_ROW_LIMIT 0)";
   }
   test::TempDir dir_;
   const std::string location_ = dir_.path("lake.moraine");
@@ -74,8 +74,9 @@ TEST_F(StoreFormatTwoTest, AFormatOneStoreWithStatsMigratesWithEveryRowUnchanged
     session.Run(
         "INSERT INTO lake.var SELECT i, (CASE WHEN i % 2 = 0 THEN i::VARIANT ELSE ('s' || "
         "i)::VARIANT END) FROM range(0, 30) r(i)");
-    session.Run("INSERT INTO lake.var SELECT i, {'a': i, 'b': 's' || i}::VARIANT FROM "
-                "range(30, 60) r(i)");
+    session.Run(
+        "INSERT INTO lake.var SELECT i, {'a': i, 'b': 's' || i}::VARIANT FROM "
+        "range(30, 60) r(i)");
   }
   const auto before = DumpCatalog(location_);
   EXPECT_GT(before.at("ducklake_file_column_stats").size(), 10u);
@@ -114,8 +115,7 @@ TEST_F(StoreFormatTwoTest, AFormatOneStoreWithStatsMigratesWithEveryRowUnchanged
   EXPECT_EQ(session.Query("SELECT count(*), sum(id), min(price) FROM lake.t"),
             (Rows{{"52", "1618", "-1.0"}}));
   EXPECT_EQ(session.Query("SELECT count(*) FROM lake.t WHERE id = 55"), (Rows{{"1"}}));
-  EXPECT_EQ(session.Query("SELECT count(*) FROM lake.var WHERE j.a::INTEGER > 50"),
-            (Rows{{"9"}}));
+  EXPECT_EQ(session.Query("SELECT count(*) FROM lake.var WHERE j.a::INTEGER > 50"), (Rows{{"9"}}));
   session.Run("INSERT INTO lake.t VALUES (200, 'y', 2.5, 43)");
   EXPECT_EQ(session.Query("SELECT max(id) FROM lake.t"), (Rows{{"200"}}));
 }

@@ -32,7 +32,8 @@ inline size_t RewriteStatsAsFormatOne(const std::string& location) {
       const catalog::RowMapping& mapping =
           *catalog::FindRowMapping(catalog::kNewestCatalogVersion, old_mapping.table().name);
       std::map<std::string, std::unique_ptr<google::protobuf::Message>> old_containers;
-      for (auto it = snapshot->Scan(store::PrefixRange(store::Subspace::kCurrent, mapping.kind(), {}));
+      for (auto it =
+               snapshot->Scan(store::PrefixRange(store::Subspace::kCurrent, mapping.kind(), {}));
            it->Valid(); it->Next()) {
         auto container = mapping.NewRecord();
         store::UnframeValue(mapping.kind(), it->value(), container.get());
