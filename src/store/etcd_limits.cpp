@@ -73,20 +73,21 @@ bool AcceptsOps(EtcdClient& client, const std::string& probe_key, uint64_t ops) 
 
 std::optional<uint64_t> ProbeTxnOps(EtcdClient& client, const std::string& probe_key) {
   uint64_t accepted = 0;  // the most ops known accepted
-  uint64_t refused = 0;   // the fewest ops known refused; 0: none yet
-  if (AcceptsOps(client, probe_key, kEtcdDefaultTxnOps)) {
-    accepted = kEtcdDefaultTxnOps;
-    if (!AcceptsOps(client, probe_key, accepted + 1)) return accepted;
-    for (uint64_t ops = 2 * accepted; refused == 0; ops *= 2) {
-      if (ops > kMaxProbedTxnOps) return std::nullopt;
-      if (AcceptsOps(client, probe_key, ops)) {
-        accepted = ops;
-      } else {
-        refused = ops;
-      }
-    }
-  } else {
+  uint64_t refused = 0;   // the fewest ops known refused
+  if (!AcceptsOps(client, probe_key, kEtcdDefaultTxnOps)) {
     refused = kEtcdDefaultTxnOps;
+  } else {
+    if (!AcceptsOps(client, probe_key, kEtcdDefaultTxnOps + 1)) return kEtcdDefaultTxnOps;
+    accepted = kEtcdDefaultTxnOps + 1;
+    for (uint64_t ops = 2 * kEtcdDefaultTxnOps; refused == 0; ops *= 2) {
+      if (ops > kMaxProbedTxnOps) return std::nullopt;
+      (AcceptsOps(client, probe_key, ops) ? accepted : refused) = ops;
+    }
+    // Limits are mostly round numbers: the last power of two, typically.
+    if (accepted > kEtcdDefaultTxnOps + 1) {
+      if (!AcceptsOps(client, probe_key, accepted + 1)) return accepted;
+      accepted += 1;
+    }
   }
   while (refused - accepted > 1) {
     const uint64_t middle = accepted + (refused - accepted) / 2;

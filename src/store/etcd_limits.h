@@ -11,7 +11,8 @@
 //   that is never true (a version below 0): read-only, so no member proposes
 //   it through raft, and the empty failure branch runs. Refused with "too
 //   many operations in txn request" above the limit. The search starts at
-//   etcd's default (128, then 129), so a default cluster costs two probes.
+//   etcd's default (128, then 129), so a default cluster costs two probes,
+//   and doubles from there (a limit of 8192 costs about a dozen).
 // - Bytes: etcd's gRPC server accepts messages up to --max-request-bytes plus
 //   a fixed 512 KiB overhead, and refuses a larger one with "received
 //   message larger than max (<got> vs. <max>)" before etcd sees it. One
@@ -37,7 +38,9 @@ struct EtcdLimits {
 };
 
 // What moraine needs of a cluster: DuckLake's own initialization of a lake
-// and any minimal commit (one row into a small table) fit well within these.
+// (5 keys) and any minimal commit (a one-row INSERT puts 6 keys and the
+// commit token, whatever the table's width; a small CREATE TABLE about a
+// dozen) fit well within these.
 inline constexpr uint64_t kMinEtcdTxnOps = 32;
 inline constexpr uint64_t kMinEtcdRequestBytes = 256 * 1024;
 // The most operations the probe tries (its request stays under the 512 KiB

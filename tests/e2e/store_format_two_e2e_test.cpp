@@ -13,6 +13,7 @@
 #include "commit/row_transaction.h"
 #include "commit/store_format.h"
 #include "store/key_range.h"
+#include "support/catalog_dump.h"
 #include "support/ducklake_session.h"
 #include "support/format_one_stats.h"
 #include "support/store_verify.h"
@@ -24,19 +25,7 @@ namespace {
 using test::DuckLakeSession;
 using test::Rows;
 
-// Every row of every ducklake_* table, as DuckLake reads them.
-std::map<std::string, std::vector<catalog::Row>> DumpCatalog(const std::string& location) {
-  auto store = std::shared_ptr<store::KvStore>(
-      store::OpenKvStore({.location = location, .read_only = true}));
-  auto txn = commit::BeginRowTransaction(store);
-  std::map<std::string, std::vector<catalog::Row>> dump;
-  for (const auto& mapping : catalog::RowMappingsV1_0()) {
-    auto& rows = dump[std::string(mapping.table().name)];
-    txn->Scan(mapping.table().name, {},
-              [&](commit::RowHandle, const catalog::Row& row) { rows.push_back(row); });
-  }
-  return dump;
-}
+using test::DumpCatalog;
 
 size_t KeysOfKind(const std::string& location, store::Kind kind) {
   auto store = store::OpenKvStore({.location = location, .read_only = true});

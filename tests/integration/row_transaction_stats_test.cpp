@@ -35,8 +35,9 @@ Row TableStats(int64_t table, int64_t column, const std::string& max) {
 
 // (data_file_id, table_id, column_id, size, values, nulls, min, max, nan, extra)
 Row FileStats(int64_t file, int64_t table, int64_t column) {
-  return {file,        table,       column,           int64_t{100}, int64_t{10},
-          int64_t{0},  std::string("a"), std::string("z"), kNull,        kNull};
+  return {file,        table,      column,           int64_t{100},
+          int64_t{10}, int64_t{0}, std::string("a"), std::string("z"),
+          kNull,       kNull};
 }
 
 class RowTransactionStatsTest : public ::testing::Test {
@@ -90,13 +91,14 @@ TEST_F(RowTransactionStatsTest, AWideTablesStatsAreOneKeyAndComeBackInColumnOrde
 TEST_F(RowTransactionStatsTest, BoundsOnTheColumnNarrowAndTheAnswerIsExact) {
   auto txn = Begin();
   for (int64_t file : {7, 8}) {
-    for (int64_t column = 1; column <= 20; ++column) txn->Insert(kFileStats, FileStats(file, 1, column));
+    for (int64_t column = 1; column <= 20; ++column)
+      txn->Insert(kFileStats, FileStats(file, 1, column));
   }
   txn->Commit();
   // column_id (2) between 5 and 6, data_file_id (0) = 8, table_id (1) = 1.
-  const auto rows = Rows(kFileStats, {{2, int64_t{5}, int64_t{6}},
-                                      {0, int64_t{8}, int64_t{8}},
-                                      {1, int64_t{1}, int64_t{1}}});
+  const auto rows =
+      Rows(kFileStats,
+           {{2, int64_t{5}, int64_t{6}}, {0, int64_t{8}, int64_t{8}}, {1, int64_t{1}, int64_t{1}}});
   EXPECT_EQ(rows, (std::vector<Row>{FileStats(8, 1, 5), FileStats(8, 1, 6)}));
   EXPECT_EQ(Rows(kFileStats, {{2, int64_t{20}, std::nullopt}}).size(), 2u);
   EXPECT_TRUE(Rows(kFileStats, {{2, std::nullopt, std::nullopt, true}}).empty());
@@ -130,7 +132,8 @@ TEST_F(RowTransactionStatsTest, RowsAreUpdatedAndDeletedOneByOne) {
                                                  TableStats(1, 4, "m")}));
   {
     auto txn = Begin();
-    txn->Scan(kTableStats, {}, [&](RowHandle handle, const Row&) { txn->Delete(kTableStats, handle); });
+    txn->Scan(kTableStats, {},
+              [&](RowHandle handle, const Row&) { txn->Delete(kTableStats, handle); });
     txn->Commit();
   }
   EXPECT_TRUE(Rows(kTableStats).empty());
