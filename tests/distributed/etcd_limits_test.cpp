@@ -146,6 +146,9 @@ TEST_F(EtcdLimitsTest, OnTheSuggestedFlagsAThousandColumnTableTakesFiveThousandR
   EXPECT_EQ(
       again.Query("SELECT count(*) FROM __ducklake_metadata_lake.ducklake_table_column_stats"),
       (Rows{{"1000"}}));
+  // Dropping it ends every column version (two keys each): within the flags too.
+  again.Run("DROP TABLE lake.wide");
+  EXPECT_EQ(again.Query("SELECT count(*) FROM (SHOW TABLES FROM lake)"), (Rows{{"0"}}));
 }
 
 }  // namespace
