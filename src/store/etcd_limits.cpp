@@ -106,7 +106,12 @@ std::optional<uint64_t> ProbeRequestBytes(EtcdClient& client, const std::string&
     const uint64_t grpc_limit = std::strtoull(message.c_str() + at + 5, nullptr, 10);
     if (grpc_limit > kGrpcOverheadBytes) return grpc_limit - kGrpcOverheadBytes;
   }
-  if (status.ok()) return std::nullopt;  // at least 15.5 MiB
+  // Accepted: at least 15.5 MiB. Refused for size without the numbers (a
+  // gRPC other than etcd 3.4's): unknown, and the cluster's own refusal
+  // still names the flag.
+  if (status.ok() || status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+    return std::nullopt;
+  }
   throw IoError("the etcd cluster at " + client.display_location() +
                 " refused a probe of its --max-request-bytes: " + DescribeEtcdStatus(status));
 }
