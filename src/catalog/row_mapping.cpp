@@ -79,8 +79,9 @@ Cell GetField(const Message& message, const FieldDescriptor* field) {
 }  // namespace
 
 RowMapping::RowMapping(const CatalogTable& table, Kind kind, RowShape shape,
-                       std::vector<std::string_view> key_columns)
-    : table_(&table), kind_(kind), shape_(shape) {
+                       std::vector<std::string_view> key_columns, std::string_view entry_key,
+                       bool unique_entry_key)
+    : table_(&table), kind_(kind), shape_(shape), unique_entry_key_(unique_entry_key) {
   const auto& descriptor = *store::RecordPrototype(kind).GetDescriptor();
   if (shape == RowShape::kEntry) {
     entries_ = descriptor.FindFieldByName("entries");
@@ -102,6 +103,16 @@ RowMapping::RowMapping(const CatalogTable& table, Kind kind, RowShape shape,
   }
   if (key_columns_.size() != key_columns.size()) {
     throw std::logic_error(std::string(table.name) + ": unknown key column");
+  }
+  if (!entry_key.empty()) {
+    for (size_t i = 0; i < table.columns.size(); ++i) {
+      if (table.columns[i].name == entry_key) entry_key_ = static_cast<int>(i);
+    }
+    if (entry_key_ < 0 || shape != RowShape::kEntry || fields_[entry_key_].in_container ||
+        fields_[entry_key_].field->cpp_type() != FieldDescriptor::CPPTYPE_INT64 ||
+        fields_[entry_key_].field->has_presence()) {
+      throw std::logic_error(std::string(table.name) + ": bad entry key column");
+    }
   }
   if (shape == RowShape::kRecord && store::GetKindInfo(kind).versioned) {
     for (size_t i = 0; i < table.columns.size(); ++i) {
@@ -270,6 +281,50 @@ void RowMapping::RemoveEntry(Message* container, int index) const {
   reflection->RemoveLast(container, entries_);
 }
 
+int64_t RowMapping::EntryKey(const Message& container, int index) const {
+  const Message& entry = container.GetReflection()->GetRepeatedMessage(container, entries_, index);
+  return entry.GetReflection()->GetInt64(entry, fields_[entry_key_].field);
+}
+
+std::pair<int, int> RowMapping::EntryRange(const Message& container, const Row& row) const {
+  const int count = EntryCount(container);
+  if (entry_key_ < 0) return {0, count};
+  if (!std::holds_alternative<int64_t>(row[entry_key_])) return {0, 0};
+  const int64_t key = std::get<int64_t>(row[entry_key_]);
+  // Binary searches for the first entry not below the key and the first above it.
+  const auto bound = [&](bool above) {
+    int low = 0, high = count;
+    while (low < high) {
+      const int middle = low + (high - low) / 2;
+      const int64_t at = EntryKey(container, middle);
+      if (above ? at <= key : at < key) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    return low;
+  };
+  return {bound(false), bound(true)};
+}
+
+void RowMapping::InsertEntry(Message* container, const Row& row) const {
+  int position = EntryCount(*container);
+  if (entry_key_ >= 0) {
+    const auto [first, last] = EntryRange(*container, row);
+    if (unique_entry_key_ && first != last) {
+      throw store::ConstraintError("duplicate row identity in " + std::string(table_->name));
+    }
+    position = last;
+  }
+  WriteEntry(row, AddEntry(container));
+  // Rows come in key order almost always, so this rarely moves anything.
+  const Reflection* reflection = container->GetReflection();
+  for (int i = EntryCount(*container) - 1; i > position; --i) {
+    reflection->SwapElements(container, entries_, i, i - 1);
+  }
+}
+
 namespace {
 
 std::vector<RowMapping> BuildRowMappings(CatalogVersion version) {
@@ -278,6 +333,8 @@ std::vector<RowMapping> BuildRowMappings(CatalogVersion version) {
     Kind kind;
     RowShape shape;
     std::vector<std::string_view> key;
+    std::string_view entry_key = {};
+    bool unique_entry_key = false;
   };
   std::vector<Spec> specs = {
       {"ducklake_metadata", Kind::kOption, RowShape::kEntry, {"scope", "scope_id"}},
@@ -290,13 +347,17 @@ std::vector<RowMapping> BuildRowMappings(CatalogVersion version) {
       {"ducklake_column_tag", Kind::kColumnTag, RowShape::kEntry, {"table_id", "column_id"}},
       {"ducklake_data_file", Kind::kDataFile, RowShape::kRecord, {"table_id", "data_file_id"}},
       {"ducklake_file_column_stats",
-       Kind::kFileColumnStats,
-       RowShape::kRecord,
-       {"table_id", "data_file_id", "column_id"}},
-      {"ducklake_file_variant_stats",
-       Kind::kFileVariantStats,
+       Kind::kFileColumnStatsSet,
        RowShape::kEntry,
-       {"table_id", "data_file_id", "column_id"}},
+       {"table_id", "data_file_id"},
+       "column_id",
+       true},
+      {"ducklake_file_variant_stats",
+       Kind::kFileVariantStatsSet,
+       RowShape::kEntry,
+       {"table_id", "data_file_id"},
+       "column_id",
+       false},
       {"ducklake_delete_file",
        Kind::kDeleteFile,
        RowShape::kRecord,
@@ -304,9 +365,11 @@ std::vector<RowMapping> BuildRowMappings(CatalogVersion version) {
       {"ducklake_column", Kind::kColumn, RowShape::kRecord, {"table_id", "column_id"}},
       {"ducklake_table_stats", Kind::kTableStats, RowShape::kRecord, {"table_id"}},
       {"ducklake_table_column_stats",
-       Kind::kTableColumnStats,
-       RowShape::kRecord,
-       {"table_id", "column_id"}},
+       Kind::kTableColumnStatsSet,
+       RowShape::kEntry,
+       {"table_id"},
+       "column_id",
+       true},
       {"ducklake_partition_info",
        Kind::kPartition,
        RowShape::kRecord,
@@ -356,7 +419,8 @@ std::vector<RowMapping> BuildRowMappings(CatalogVersion version) {
   for (const Spec& spec : specs) {
     const CatalogTable* table = FindCatalogTable(spec.table, version);
     if (!table) throw std::logic_error("no catalog table " + std::string(spec.table));
-    result.emplace_back(*table, spec.kind, spec.shape, spec.key);
+    result.emplace_back(*table, spec.kind, spec.shape, spec.key, spec.entry_key,
+                        spec.unique_entry_key);
   }
   if (result.size() != CatalogTables(version).size()) {
     throw std::logic_error("a catalog table has no row mapping");

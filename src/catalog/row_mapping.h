@@ -8,7 +8,11 @@
 //   - a record per row (most tables); versioned ones live in `current` while
 //     end_snapshot is NULL and in `history`, keyed with it, once it is set;
 //   - an entry of a container record per parent, for rows identified by a
-//     string (tags, column and view-column tags, options, variant stats);
+//     string (tags, column and view-column tags, options) and for column
+//     stats (one container per data file or table, so that a commit writes a
+//     number of keys independent of the table's width). Column stats entries
+//     are kept in order of an entry key column (column_id), so a scan returns
+//     them in the order a record per row would, and one is found by search;
 //   - one of the two rows merged in a snapshot record (ducklake_snapshot and
 //     ducklake_snapshot_changes).
 #pragma once
@@ -17,6 +21,7 @@
 
 #include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "catalog/ducklake_tables.h"
@@ -29,8 +34,11 @@ enum class RowShape { kRecord, kEntry, kSnapshotRow, kChangesRow };
 
 class RowMapping {
  public:
+  // `entry_key` (kEntry only, optional): the BIGINT column the entries are
+  // ordered by, unique within a container when `unique_entry_key`.
   RowMapping(const CatalogTable& table, store::Kind kind, RowShape shape,
-             std::vector<std::string_view> key_columns);
+             std::vector<std::string_view> key_columns, std::string_view entry_key = {},
+             bool unique_entry_key = false);
 
   const CatalogTable& table() const { return *table_; }
   store::Kind kind() const { return kind_; }
@@ -79,6 +87,19 @@ class RowMapping {
   Row ReadEntry(const google::protobuf::Message& container, int index) const;
   void RemoveEntry(google::protobuf::Message* container, int index) const;
 
+  // Ordered entries (an entry key column, or none: insertion order).
+  bool ordered_entries() const { return entry_key_ >= 0; }
+  // The entry key column (-1 without one) and the key of entry `index`.
+  int entry_key_column() const { return entry_key_; }
+  int64_t EntryKey(const google::protobuf::Message& container, int index) const;
+  // The indices [first, last) of the entries `row` may match: those with its
+  // entry key, or every entry without one.
+  std::pair<int, int> EntryRange(const google::protobuf::Message& container, const Row& row) const;
+  // Writes `row` as a new entry where the order puts it (after the entries
+  // of an equal key; at the end without an entry key).
+  // Throws store::ConstraintError when the entry key is unique and taken.
+  void InsertEntry(google::protobuf::Message* container, const Row& row) const;
+
   // Checks the row's length and each cell's type against the table.
   void Validate(const Row& row) const;
 
@@ -96,6 +117,8 @@ class RowMapping {
   std::vector<int> key_columns_;
   int end_column_ = -1;
   const google::protobuf::FieldDescriptor* entries_ = nullptr;
+  int entry_key_ = -1;  // the column entries are ordered by, -1: insertion order
+  bool unique_entry_key_ = false;
   std::vector<ColumnField> fields_;  // one per table column
 };
 

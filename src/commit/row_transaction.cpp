@@ -1,6 +1,8 @@
 #include "commit/row_transaction.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <set>
 
 #include "catalog/ducklake_tables.h"
@@ -215,6 +217,7 @@ class StoreRowTransaction final : public RowTransaction {
   void ScanProjected(std::string_view table, const ScanRequest& request,
                      const std::function<void(RowHandle, const Row&)>& visit) override {
     RequireOpen();
+    FlushContainers();
     if (const RowMapping* mapping = FixedMapping(table)) {
       const ScanPlan plan = PlanFor(*mapping, request);
       const auto ranges = RangesFor(*mapping, request.bounds);
@@ -291,6 +294,7 @@ class StoreRowTransaction final : public RowTransaction {
   void Commit() override {
     RequireOpen();
     finished_ = true;
+    FlushContainers();
     if (!view_.HasWrites() && created_fixed_.empty()) return;
     if (store_->read_only()) {
       throw store::ReadOnlyError("catalog '" + store_->location() + "' is attached read-only");
@@ -315,7 +319,7 @@ class StoreRowTransaction final : public RowTransaction {
   void Rollback() override { finished_ = true; }
 
   std::optional<std::string> RecordedCatalogVersion() override {
-    auto options = ReadStaged(OptionsMapping(), GlobalOptionsKey());
+    const auto* options = Container(OptionsMapping(), GlobalOptionsKey());
     if (!options) return std::nullopt;
     for (const auto& entry : static_cast<const store::v1::OptionRecord&>(*options).entries()) {
       if (entry.key() == kVersionOption) return entry.value();
@@ -329,8 +333,11 @@ class StoreRowTransaction final : public RowTransaction {
       throw store::InvalidArgumentError(
           "the store holds no DuckLake catalog yet, so it has no catalog version to record");
     }
-    auto record = ReadStaged(OptionsMapping(), GlobalOptionsKey());
-    if (!record) record = OptionsMapping().NewRecord();
+    auto* record = Container(OptionsMapping(), GlobalOptionsKey());
+    if (!record) {
+      containers_[GlobalOptionsKey()].record = OptionsMapping().NewRecord();
+      record = containers_[GlobalOptionsKey()].record.get();
+    }
     auto& options = static_cast<store::v1::OptionRecord&>(*record);
     store::v1::OptionEntry* version = nullptr;
     for (auto& entry : *options.mutable_entries()) {
@@ -341,7 +348,7 @@ class StoreRowTransaction final : public RowTransaction {
       version->set_key(std::string(kVersionOption));
     }
     version->set_value(std::string(label));
-    Stage(OptionsMapping(), GlobalOptionsKey(), options);
+    containers_[GlobalOptionsKey()].dirty = true;
   }
 
  private:
@@ -353,6 +360,36 @@ class StoreRowTransaction final : public RowTransaction {
   };
 
   static constexpr std::string_view kVersionOption = "version";
+
+  struct OpenContainer {
+    const RowMapping* mapping = nullptr;
+    std::unique_ptr<google::protobuf::Message> record;  // null: the key is absent
+    bool dirty = false;                                 // changed since view_ last held it
+  };
+
+  // The container at `key`, opened (decoded from view_) on first use; null
+  // while the key is absent. Changes to it are marked dirty by the caller.
+  google::protobuf::Message* Container(const RowMapping& mapping, const std::string& key) {
+    auto found = containers_.find(key);
+    if (found == containers_.end()) {
+      found = containers_.emplace(key, OpenContainer{&mapping, ReadStaged(mapping, key)}).first;
+    }
+    return found->second.record.get();
+  }
+
+  // Frames every changed container into view_; one left without entries
+  // is deleted.
+  void FlushContainers() {
+    for (auto& [key, open] : containers_) {
+      if (!open.dirty) continue;
+      open.dirty = false;
+      if (!open.record || open.mapping->EntryCount(*open.record) == 0) {
+        view_.Delete(key);
+      } else {
+        Stage(*open.mapping, key, *open.record);
+      }
+    }
+  }
 
   const RowMapping& OptionsMapping() const {
     return *catalog::FindRowMapping(shape_, "ducklake_metadata");
@@ -435,10 +472,26 @@ class StoreRowTransaction final : public RowTransaction {
     std::vector<bool> wanted;  // one flag per column; empty: every column
     bool key_only = false;
     bool handles = true;
+    // Ordered entries: the inclusive range of entry keys the bounds allow
+    // (column_id of column stats: the narrowing a key component gave).
+    int64_t entry_low = INT64_MIN;
+    int64_t entry_high = INT64_MAX;
   };
 
   static ScanPlan PlanFor(const RowMapping& mapping, const ScanRequest& request) {
     ScanPlan plan{{}, false, request.handles};
+    for (const ColumnBound& bound : request.bounds) {
+      if (!mapping.ordered_entries() ||
+          bound.column != static_cast<size_t>(mapping.entry_key_column())) {
+        continue;
+      }
+      if (bound.is_null) {  // an entry key is never NULL
+        plan.entry_low = INT64_MAX;
+        plan.entry_high = INT64_MIN;
+      }
+      if (bound.lower) plan.entry_low = std::max(plan.entry_low, *bound.lower);
+      if (bound.upper) plan.entry_high = std::min(plan.entry_high, *bound.upper);
+    }
     // A handle's row is what UPDATE builds its new row from: always whole.
     if (request.handles || !request.columns) return plan;
     plan.wanted.assign(mapping.table().columns.size(), false);
@@ -488,6 +541,10 @@ class StoreRowTransaction final : public RowTransaction {
         // Entries are read up front: a visitor may stage writes to this key.
         std::vector<Row> rows;
         for (int i = 0; i < mapping.EntryCount(*record); ++i) {
+          if (mapping.ordered_entries()) {
+            const int64_t entry_key = mapping.EntryKey(*record, i);
+            if (entry_key < plan.entry_low || entry_key > plan.entry_high) continue;
+          }
           rows.push_back(mapping.ReadEntry(*record, i));
           // A store reports the version whose shape it is served ("1.1-dev1"
           // reads "1.1"), so DuckLake never asks to migrate a label.
@@ -562,7 +619,8 @@ class StoreRowTransaction final : public RowTransaction {
 
   void InsertFixed(const RowMapping& mapping, const Row& row) {
     const std::string key = mapping.KeyOf(row).Encode();
-    auto existing = ReadStaged(mapping, key);
+    if (mapping.shape() == RowShape::kEntry) Container(mapping, key);
+    auto existing = mapping.shape() == RowShape::kEntry ? nullptr : ReadStaged(mapping, key);
     switch (mapping.shape()) {
       case RowShape::kRecord: {
         if (existing) throw DuplicateRow(mapping.table().name);
@@ -600,15 +658,16 @@ class StoreRowTransaction final : public RowTransaction {
         }
         return;
       }
-      case RowShape::kEntry: {
-        const bool first_entry = existing == nullptr;
-        auto container = first_entry ? mapping.NewRecord() : std::move(existing);
-        if (first_entry) mapping.WriteContainer(row, container.get());
-        mapping.WriteEntry(row, mapping.AddEntry(container.get()));
-        Stage(mapping, key, *container);
-        return;
-      }
+      case RowShape::kEntry:
+        break;
     }
+    OpenContainer& open = containers_.at(key);
+    if (!open.record || mapping.EntryCount(*open.record) == 0) {
+      open.record = mapping.NewRecord();
+      mapping.WriteContainer(row, open.record.get());
+    }
+    mapping.InsertEntry(open.record.get(), row);
+    open.dirty = true;
   }
 
   void RemoveFixed(const RowMapping& mapping, const Target& target) {
@@ -630,21 +689,26 @@ class StoreRowTransaction final : public RowTransaction {
         return;
       }
       case RowShape::kEntry: {
-        auto container = ReadStaged(mapping, target.key);
-        const int count = container ? mapping.EntryCount(*container) : 0;
-        for (int i = 0; i < count; ++i) {
-          if (mapping.ReadEntry(*container, i) != target.row) continue;
-          mapping.RemoveEntry(container.get(), i);
-          if (mapping.EntryCount(*container) == 0) {
-            view_.Delete(target.key);
-          } else {
-            Stage(mapping, target.key, *container);
-          }
-          return;
-        }
-        throw store::NotFoundError("the row of " + target.table + " is gone");
+        const int index = FindEntry(mapping, target);
+        // An emptied container is deleted when flushed.
+        mapping.RemoveEntry(containers_.at(target.key).record.get(), index);
+        containers_.at(target.key).dirty = true;
+        return;
       }
     }
+  }
+
+  // The index of the target's entry in its (open) container. Throws
+  // store::NotFoundError if it is gone.
+  int FindEntry(const RowMapping& mapping, const Target& target) {
+    const auto* container = Container(mapping, target.key);
+    if (container) {
+      const auto [first, last] = mapping.EntryRange(*container, target.row);
+      for (int i = first; i < last; ++i) {
+        if (mapping.ReadEntry(*container, i) == target.row) return i;
+      }
+    }
+    throw store::NotFoundError("the row of " + target.table + " is gone");
   }
 
   void UpdateFixed(const RowMapping& mapping, Target& target, const Row& row) {
@@ -676,10 +740,26 @@ class StoreRowTransaction final : public RowTransaction {
         Stage(mapping, key, *record);
         break;
       }
-      case RowShape::kEntry:
+      case RowShape::kEntry: {
+        // An ordered entry that keeps its place is rewritten in place, so the
+        // fields the served shape does not map keep their values (as records
+        // do) and a container of C entries is not reordered per row.
+        if (key == target.key && mapping.ordered_entries()) {
+          const int index = FindEntry(mapping, target);
+          const auto [first, last] = mapping.EntryRange(*Container(mapping, key), row);
+          if (index >= first && index < last) {
+            auto* container = containers_.at(key).record.get();
+            const auto* entries = container->GetDescriptor()->FindFieldByName("entries");
+            mapping.WriteEntry(
+                row, container->GetReflection()->MutableRepeatedMessage(container, entries, index));
+            containers_.at(key).dirty = true;
+            break;
+          }
+        }
         RemoveFixed(mapping, target);
         InsertFixed(mapping, row);
         break;
+      }
     }
     target.key = key;
   }
@@ -693,6 +773,11 @@ class StoreRowTransaction final : public RowTransaction {
   std::vector<Target> targets_;          // indexed by RowHandle
   std::optional<int64_t> max_inserted_snapshot_;
   std::optional<std::string> schema_name_;  // cached SchemaName()
+  // kEntry containers this transaction touched, by key: decoded once and
+  // framed into view_ only when a scan or the commit reads them. DuckLake
+  // writes a wide table's column stats one row at a time, and re-framing a
+  // container of C entries for each row would cost O(C^2).
+  std::map<std::string, OpenContainer> containers_;
   bool finished_ = false;
 };
 

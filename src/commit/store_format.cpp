@@ -1,5 +1,6 @@
 #include "commit/store_format.h"
 
+#include "commit/stats_repack.h"
 #include "commit/store_records.h"
 #include "store/error.h"
 #include "store/key.h"
@@ -77,13 +78,16 @@ MigrationReport MigrateStore(const std::string& location) {
     report.from = report.to;
     return report;
   }
-  // Format 0 -> 1 adds the format record; the layout is otherwise the same.
-  // One batch, conditional on the head, so a concurrent commit cannot slip
-  // between the read above and this write, and a crash leaves 0 or 1.
+  // Format 0 -> 1 added the format record (the layout was otherwise the
+  // same); 1 -> 2 packs column stats into one container per data file or
+  // table. One batch, conditional on the head, so a concurrent commit cannot
+  // slip between the read above and this write, and a crash leaves the old
+  // format or the new one, never a mix.
   const auto head = snapshot->Get(HeadKey());
   store::v1::HeadRecord head_record;
   store::UnframeValue(store::Kind::kHead, *head, &head_record);
   store::WriteBatch batch;
+  if (*format < 2) RepackColumnStats(*snapshot, &batch);
   batch.Put(FormatKey(), EncodeFormat());
   batch.Delete(MigrationKey());
   batch.Put(HeadKey(), EncodeHead(static_cast<int64_t>(head_record.snapshot_id()),

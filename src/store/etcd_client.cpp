@@ -93,10 +93,16 @@ etcdserverpb::RangeResponse EtcdClient::Range(const etcdserverpb::RangeRequest& 
 
 grpc::Status EtcdClient::TxnOnce(const etcdserverpb::TxnRequest& request,
                                  etcdserverpb::TxnResponse* response) {
+  return TxnOnce(request, response, options_.rpc_timeout);
+}
+
+grpc::Status EtcdClient::TxnOnce(const etcdserverpb::TxnRequest& request,
+                                 etcdserverpb::TxnResponse* response,
+                                 std::chrono::milliseconds timeout) {
   size_t index;
   auto& stub = CurrentStub(&index);
   grpc::ClientContext context;
-  SetDeadline(context, options_.rpc_timeout);
+  SetDeadline(context, timeout);
   grpc::Status status = stub.Txn(&context, request, response);
   if (ClassifyEtcdStatus(status) == EtcdStatusKind::kTransient) Advance(index);
   return status;

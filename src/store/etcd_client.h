@@ -33,6 +33,9 @@ class EtcdClient {
   // to the next member. The caller settles what a failure means.
   grpc::Status TxnOnce(const etcdserverpb::TxnRequest& request,
                        etcdserverpb::TxnResponse* response);
+  // The same with its own RPC deadline.
+  grpc::Status TxnOnce(const etcdserverpb::TxnRequest& request, etcdserverpb::TxnResponse* response,
+                       std::chrono::milliseconds timeout);
 
   // One DeleteRange RPC with a short deadline, for best-effort cleanup.
   grpc::Status DeleteRangeOnce(const etcdserverpb::DeleteRangeRequest& request,

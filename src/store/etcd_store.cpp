@@ -1,11 +1,13 @@
 #include "store/etcd_store.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "store/error.h"
 #include "store/etcd_client.h"
 #include "store/etcd_commit_lanes.h"
 #include "store/etcd_limit_error.h"
+#include "store/etcd_limits.h"
 #include "store/etcd_location.h"
 #include "store/etcd_snapshot.h"
 #include "store/etcd_status.h"
@@ -89,16 +91,23 @@ std::unique_ptr<EtcdStore> EtcdStore::Open(const KvOptions& options,
     throw NotFoundError("no moraine store at " + options.location + ": the etcd cluster holds no " +
                         "keys under the prefix '" + location.prefix + "'");
   }
+  // A reader never commits: only a writer needs to know (and meet) the limits.
+  EtcdLimits limits;
+  if (!options.read_only) {
+    limits = ProbeEtcdLimits(*client, keyspace.token_prefix);
+    RequireUsableEtcdLimits(limits, options.location);
+  }
   return std::unique_ptr<EtcdStore>(
-      new EtcdStore(options, etcd_options, std::move(client), std::move(keyspace)));
+      new EtcdStore(options, etcd_options, std::move(client), std::move(keyspace), limits));
 }
 
 EtcdStore::EtcdStore(KvOptions options, EtcdStoreOptions etcd_options,
-                     std::shared_ptr<EtcdClient> client, EtcdKeyspace keyspace)
+                     std::shared_ptr<EtcdClient> client, EtcdKeyspace keyspace, EtcdLimits limits)
     : options_(std::move(options)),
       etcd_options_(etcd_options),
       client_(std::move(client)),
       keyspace_(std::move(keyspace)),
+      limits_(limits),
       lanes_(std::make_unique<EtcdCommitLanes>(keyspace_.token_prefix)) {}
 
 EtcdStore::~EtcdStore() {
@@ -156,6 +165,7 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {
     AddPut(request.mutable_success(), lane->key, token);
     // On a failed compare: which one failed? The lane's value tells.
     request.add_failure()->mutable_request_range()->set_key(lane->key);
+    RequireWithinLimits(request);
 
     TxnResponse response;
     last = client_->TxnOnce(request, &response);
@@ -182,19 +192,12 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {
         }
         EtcdClient::Backoff(attempt);
         continue;
+      // A member with lower limits than the one probed at open.
       case EtcdStatusKind::kTooManyOps:
-        throw EtcdLimitError(
-            "the etcd cluster at " + options_.location + " refused a commit of " +
-            std::to_string(request.success_size()) +
-            " operations in one transaction (its keys and a commit token): start every member "
-            "with --max-txn-ops of at least " +
-            std::to_string(request.success_size()) + " (etcd's default is 128)");
+        throw EtcdLimitError(TooManyOpsMessage(options_.location, request.success_size()));
       case EtcdStatusKind::kRequestTooLarge:
-        throw EtcdLimitError(
-            "the etcd cluster at " + options_.location + " refused a commit of " +
-            std::to_string(request.ByteSizeLong()) +
-            " bytes in one request: start every member with --max-request-bytes above " +
-            std::to_string(request.ByteSizeLong()) + " (etcd's default is 1.5 MiB)");
+        throw EtcdLimitError(RequestTooLargeMessage(
+            options_.location, request.ByteSizeLong() + kEtcdRaftEnvelopeBytes));
       case EtcdStatusKind::kNoSpace:
         throw IoError("the etcd cluster at " + options_.location +
                       " is out of space (its --quota-backend-bytes): compact and defragment "
@@ -203,6 +206,19 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {
         throw IoError("the etcd cluster at " + options_.location +
                       " refused a commit: " + DescribeEtcdStatus(last));
     }
+  }
+}
+
+void EtcdStore::RequireWithinLimits(const etcdserverpb::TxnRequest& request) const {
+  // etcd counts the largest of the compares and the two branches.
+  const auto ops = static_cast<uint64_t>(
+      std::max({request.compare_size(), request.success_size(), request.failure_size()}));
+  if (limits_.max_txn_ops && ops > *limits_.max_txn_ops) {
+    throw EtcdLimitError(TooManyOpsMessage(options_.location, ops));
+  }
+  const uint64_t bytes = request.ByteSizeLong() + kEtcdRaftEnvelopeBytes;
+  if (limits_.max_request_bytes && bytes > *limits_.max_request_bytes) {
+    throw EtcdLimitError(RequestTooLargeMessage(options_.location, bytes));
   }
 }
 

@@ -12,7 +12,10 @@
 //   guards the head key's value, or its absence (version == 0), with a compare
 //   and returns false, writing nothing, when it fails. A commit is never split
 //   across transactions: one the cluster's limits refuse fails whole with
-//   EtcdLimitError naming --max-txn-ops or --max-request-bytes.
+//   EtcdLimitError naming --max-txn-ops or --max-request-bytes, before it is
+//   sent. A writable handle learns those limits when it opens
+//   (etcd_limits.h), and refuses to open on a cluster whose limits are below
+//   what moraine needs for any commit.
 // - An RPC that fails with an unknown outcome (member gone, leader lost,
 //   timeout) is settled by reading back the commit's token, never by guessing,
 //   then retried on the next member until EtcdStoreOptions::operation_timeout.
@@ -34,8 +37,13 @@
 #include <string>
 
 #include "store/etcd_keyspace.h"
+#include "store/etcd_limits.h"
 #include "store/etcd_store_options.h"
 #include "store/kv_store.h"
+
+namespace etcdserverpb {
+class TxnRequest;
+}
 
 namespace moraine::store {
 
@@ -48,8 +56,9 @@ class EtcdStore final : public KvStore {
   // Connects and looks for the lake. Throws InvalidArgumentError for a
   // malformed location, IoError if no member answers within the operation
   // timeout, NotFoundError if the prefix holds no keys and the options do not
-  // allow creating (read-only, or create_if_missing false). A new lake is just
-  // an empty prefix: its first commit creates it.
+  // allow creating (read-only, or create_if_missing false), EtcdLimitError
+  // (writable handles) if the cluster's limits are too small for moraine. A
+  // new lake is just an empty prefix: its first commit creates it.
   static std::unique_ptr<EtcdStore> Open(const KvOptions& options,
                                          const EtcdStoreOptions& etcd_options = {});
   ~EtcdStore() override;
@@ -69,6 +78,10 @@ class EtcdStore final : public KvStore {
     uint64_t unknown = 0;
     uint64_t committed = 0;
   };
+  // The cluster's limits as learned at open (unknown, never checked, on a
+  // read-only handle).
+  const EtcdLimits& limits() const { return limits_; }
+
   SettleCounts settle_counts() const {
     return {unknown_outcomes_.load(std::memory_order_relaxed),
             settled_committed_.load(std::memory_order_relaxed)};
@@ -81,7 +94,9 @@ class EtcdStore final : public KvStore {
   };
 
   EtcdStore(KvOptions options, EtcdStoreOptions etcd_options, std::shared_ptr<EtcdClient> client,
-            EtcdKeyspace keyspace);
+            EtcdKeyspace keyspace, EtcdLimits limits);
+  // Throws EtcdLimitError if `request` exceeds limits_.
+  void RequireWithinLimits(const etcdserverpb::TxnRequest& request) const;
   // The one commit path; `head` null for a plain Write.
   bool Commit(const HeadGuard* head, const WriteBatch& batch);
   // After an RPC with unknown outcome: true if `token` committed; otherwise
@@ -94,6 +109,7 @@ class EtcdStore final : public KvStore {
   EtcdStoreOptions etcd_options_;
   std::shared_ptr<EtcdClient> client_;
   EtcdKeyspace keyspace_;
+  EtcdLimits limits_;
   std::unique_ptr<EtcdCommitLanes> lanes_;
   std::atomic<uint64_t> unknown_outcomes_{0};
   std::atomic<uint64_t> settled_committed_{0};

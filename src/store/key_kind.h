@@ -51,9 +51,9 @@ enum class Kind : uint8_t {
   kDataFile = 0x27,                  // (table_id, data_file_id)
   kDeleteFile = 0x28,                // (table_id, delete_file_id)
   kColumnMapping = 0x29,             // (table_id, mapping_id); create-only
-  kFileColumnStats = 0x2A,           // (table_id, data_file_id, column_id); unversioned
+  kFileColumnStats = 0x2A,           // (table_id, data_file_id, column_id); store format 1 only
   kTableStats = 0x2B,                // (table_id); unversioned
-  kTableColumnStats = 0x2C,          // (table_id, column_id); unversioned
+  kTableColumnStats = 0x2C,          // (table_id, column_id); store format 1 only
   kTag = 0x2D,                       // (object_id); container, unversioned
   kOption = 0x2E,                    // (scope_kind, scope_id); unversioned
   kFileScheduledForDeletion = 0x2F,  // (data_file_id); unversioned
@@ -63,13 +63,18 @@ enum class Kind : uint8_t {
   // by their natural identity rather than embedded in a parent's value.
   kColumnTag = 0x31,           // (table_id, column_id); container, unversioned
   kFilePartitionValue = 0x32,  // (table_id, data_file_id, partition_key_index)
-  kFileVariantStats = 0x33,    // (table_id, data_file_id, column_id); container
+  kFileVariantStats = 0x33,    // (table_id, data_file_id, column_id); store format 1 only
   kPartitionColumn = 0x34,     // (table_id, partition_id, partition_key_index)
   kSortExpression = 0x35,      // (table_id, sort_id, sort_key_index)
   kNameMapping = 0x36,         // (mapping_id, column_id)
   kMacroImpl = 0x37,           // (macro_id, impl_id)
   kMacroParameter = 0x38,      // (macro_id, impl_id, column_id)
   kViewColumnTag = 0x39,       // (view_id); container, unversioned (catalog version 1.1)
+  // Column stats, one container per data file or table (store format 2), so
+  // a commit's key count does not grow with the table's width.
+  kFileColumnStatsSet = 0x3A,   // (table_id, data_file_id); container
+  kFileVariantStatsSet = 0x3B,  // (table_id, data_file_id); container
+  kTableColumnStatsSet = 0x3C,  // (table_id); container
 
   // schema_version subspace.
   kSchemaVersion = 0x40,  // (table_id, begin_snapshot)
@@ -99,7 +104,7 @@ struct KindInfo {
   bool versioned;     // ended versions move to history (arity + 1 there)
 };
 
-inline constexpr std::array<KindInfo, 37> kKindTable = {{
+inline constexpr std::array<KindInfo, 40> kKindTable = {{
     {Kind::kFormat, "format", Subspace::kSystem, 0, false, false},
     {Kind::kHead, "head", Subspace::kSystem, 0, false, false},
     {Kind::kMigration, "migration", Subspace::kSystem, 0, false, false},
@@ -132,6 +137,9 @@ inline constexpr std::array<KindInfo, 37> kKindTable = {{
     {Kind::kMacroImpl, "macro_impl", Subspace::kCurrent, 2, false, false},
     {Kind::kMacroParameter, "macro_parameter", Subspace::kCurrent, 3, false, false},
     {Kind::kViewColumnTag, "view_column_tag", Subspace::kCurrent, 1, false, false},
+    {Kind::kFileColumnStatsSet, "file_column_stats_set", Subspace::kCurrent, 2, true, false},
+    {Kind::kFileVariantStatsSet, "file_variant_stats_set", Subspace::kCurrent, 2, true, false},
+    {Kind::kTableColumnStatsSet, "table_column_stats_set", Subspace::kCurrent, 1, true, false},
     {Kind::kSchemaVersion, "schema_version", Subspace::kSchemaVersion, 2, true, false},
     {Kind::kInlinedRow, "inlined_row", Subspace::kInlineData, 4, true, false},
     {Kind::kInlinedTableShape, "inlined_table_shape", Subspace::kInlineData, 2, true, false},
@@ -139,6 +147,13 @@ inline constexpr std::array<KindInfo, 37> kKindTable = {{
     {Kind::kInlinedDeleteTable, "inlined_delete_table", Subspace::kInlineData, 1, true, false},
     {Kind::kChangelog, "changelog", Subspace::kChangelog, 1, false, false},
 }};
+
+// Kinds only an older store format wrote (one record per column stats row):
+// `moraine migrate` rewrites them, and a store of the current format holds none.
+constexpr bool IsRetiredKind(Kind kind) {
+  return kind == Kind::kFileColumnStats || kind == Kind::kTableColumnStats ||
+         kind == Kind::kFileVariantStats;
+}
 
 // The facts for `kind`, or nullptr for a byte that names no kind.
 constexpr const KindInfo* FindKindInfo(uint8_t kind_byte) {

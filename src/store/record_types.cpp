@@ -77,6 +77,12 @@ const google::protobuf::Message& RecordPrototype(Kind kind) {
       return v1::MacroImplRecord::default_instance();
     case Kind::kMacroParameter:
       return v1::MacroParameterRecord::default_instance();
+    case Kind::kFileColumnStatsSet:
+      return v1::FileColumnStatsSetRecord::default_instance();
+    case Kind::kFileVariantStatsSet:
+      return v1::FileVariantStatsSetRecord::default_instance();
+    case Kind::kTableColumnStatsSet:
+      return v1::TableColumnStatsSetRecord::default_instance();
     case Kind::kViewColumnTag:
       return v1::ViewColumnTagRecord::default_instance();
     case Kind::kChangelog:

@@ -175,16 +175,18 @@ ColumnLineage TraceColumn(const store::KvSnapshot& snapshot, const LineageReques
       }
     }
   }
-  // DuckLake records statistics per file for each field it wrote, keyed
-  // (table, file, field id): a file carries the field when it has them.
+  // DuckLake records statistics per file for each field it wrote, one
+  // container per (table, file) with an entry per field id: a file carries
+  // the field when it has them.
   std::set<Id> carrying;
-  for (auto it = snapshot.Scan(
-           store::TableRange(Subspace::kCurrent, Kind::kFileColumnStats, uint64_t(table_id)));
-       it->Valid(); it->Next()) {
-    const store::Key key = store::Key::Decode(it->key());
-    if (subtree.count(static_cast<Id>(key.component(2))))
-      carrying.insert(static_cast<Id>(key.component(1)));
-  }
+  catalog::ScanRecords<store::v1::FileColumnStatsSetRecord>(
+      snapshot,
+      store::TableRange(Subspace::kCurrent, Kind::kFileColumnStatsSet, uint64_t(table_id)),
+      Kind::kFileColumnStatsSet, [&](const store::v1::FileColumnStatsSetRecord& stats) {
+        for (const auto& entry : stats.entries()) {
+          if (subtree.count(entry.column_id())) carrying.insert(stats.data_file_id());
+        }
+      });
   lineage.files.columns = {{"data_file_id", ToolType::kBigint},
                            {"path", ToolType::kVarchar},
                            {"record_count", ToolType::kBigint},

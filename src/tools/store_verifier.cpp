@@ -76,11 +76,23 @@ struct NewerField {
   const char* name;
 };
 constexpr NewerField kFieldsOfV1_1[] = {
-    {Kind::kSchema, "parent_schema_id"},       {Kind::kDataFile, "row_group_count"},
-    {Kind::kDeleteFile, "row_group_count"},    {Kind::kFileColumnStats, "min_is_exact"},
-    {Kind::kFileColumnStats, "max_is_exact"},  {Kind::kTableColumnStats, "min_is_exact"},
-    {Kind::kTableColumnStats, "max_is_exact"},
+    {Kind::kSchema, "parent_schema_id"},          {Kind::kDataFile, "row_group_count"},
+    {Kind::kDeleteFile, "row_group_count"},       {Kind::kFileColumnStatsSet, "min_is_exact"},
+    {Kind::kFileColumnStatsSet, "max_is_exact"},  {Kind::kTableColumnStatsSet, "min_is_exact"},
+    {Kind::kTableColumnStatsSet, "max_is_exact"},
 };
+
+// The entries of a container record (a repeated message field "entries").
+std::vector<const Message*> Entries(const Message& record) {
+  std::vector<const Message*> entries;
+  const FieldDescriptor* field = record.GetDescriptor()->FindFieldByName("entries");
+  if (field == nullptr || !field->is_repeated() || !field->message_type()) return entries;
+  const auto* reflection = record.GetReflection();
+  for (int i = 0; i < reflection->FieldSize(record, field); ++i) {
+    entries.push_back(&reflection->GetRepeatedMessage(record, field, i));
+  }
+  return entries;
+}
 
 class Verifier {
  public:
@@ -205,14 +217,28 @@ class Verifier {
         delete_rows_.emplace(c[0], key.ToString());
         break;
       case Kind::kFileColumnStats:
+      case Kind::kTableColumnStats:
       case Kind::kFileVariantStats:
-        Needs(key, {Kind::kDataFile, {c[0], c[1]}});
-        Needs(key, {Kind::kColumn, {c[0], c[2]}});
+        Report("format", key.ToString(),
+               "a column stats record of store format 1 in a store of format " +
+                   std::to_string(commit::kStoreFormatVersion) + " (moraine migrate packs them)");
         break;
+      case Kind::kFileColumnStatsSet:
+      case Kind::kFileVariantStatsSet:
+        Needs(key, {Kind::kDataFile, {c[0], c[1]}});
+        [[fallthrough]];
+      case Kind::kTableColumnStatsSet: {
+        std::set<int64_t> columns;
+        for (const Message* entry : Entries(*record)) {
+          columns.insert(IntField(*entry, "column_id").value_or(0));
+        }
+        for (int64_t column : columns) Needs(key, {Kind::kColumn, {c[0], uint64_t(column)}});
+        CheckEntryOrder(key, *record);
+        break;
+      }
       case Kind::kTableStats:
         Needs(key, {Kind::kTable, {c[0]}});
         break;
-      case Kind::kTableColumnStats:
       case Kind::kColumnTag:
         Needs(key, {Kind::kColumn, {c[0], c[1]}});
         break;
@@ -271,12 +297,32 @@ class Verifier {
     Report("key-record", key.ToString(), "the record belongs at " + expected.ToString());
   }
 
+  // Column stats entries are kept in column_id order (row_mapping.h), and
+  // a file's or table's column has one entry of its column stats.
+  void CheckEntryOrder(const Key& key, const Message& record) {
+    const bool unique = key.kind() != Kind::kFileVariantStatsSet;
+    std::optional<int64_t> previous;
+    for (const Message* entry : Entries(record)) {
+      const int64_t column = IntField(*entry, "column_id").value_or(0);
+      if (previous && (column < *previous || (unique && column == *previous))) {
+        Report("entry-order", key.ToString(),
+               "column " + std::to_string(column) + " follows column " + std::to_string(*previous) +
+                   (unique ? " (entries in strict column order)" : ""));
+      }
+      previous = column;
+    }
+  }
+
   void CheckNewerFields(const Key& key, const Message& record) {
     for (const NewerField& newer : kFieldsOfV1_1) {
       if (newer.kind != key.kind()) continue;
-      const FieldDescriptor* field = record.GetDescriptor()->FindFieldByName(newer.name);
-      if (field && record.GetReflection()->HasField(record, field)) {
-        newer_field_key_ = key.ToString() + " (" + newer.name + ")";
+      std::vector<const Message*> holders = Entries(record);
+      holders.push_back(&record);
+      for (const Message* holder : holders) {
+        const FieldDescriptor* field = holder->GetDescriptor()->FindFieldByName(newer.name);
+        if (field && holder->GetReflection()->HasField(*holder, field)) {
+          newer_field_key_ = key.ToString() + " (" + newer.name + ")";
+        }
       }
     }
   }

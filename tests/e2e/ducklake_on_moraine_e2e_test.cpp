@@ -187,16 +187,19 @@ TEST_F(DuckLakeOnMoraine, StoresOfAnotherFormatAreRefusedAndOlderOnesMigrate) {
     Session s;
     auto error = s.Error(AttachLake());
     EXPECT_NE(error.find("format 99"), std::string::npos) << error;
-    EXPECT_NE(error.find("format 1"), std::string::npos) << error;
+    EXPECT_NE(error.find("format " + std::to_string(commit::kStoreFormatVersion)),
+              std::string::npos)
+        << error;
   }
   test::WriteStoreFormat(Store(), std::nullopt);  // a store from before the format record
   Session s;
   auto error = s.Error(AttachLake());
   EXPECT_NE(error.find("moraine_migrate"), std::string::npos) << error;
   EXPECT_EQ(s.Query("SELECT from_format, to_format FROM moraine_migrate('" + Store() + "')"),
-            (Rows{{"0", "1"}}));
+            (Rows{{"0", std::to_string(commit::kStoreFormatVersion)}}));
   EXPECT_EQ(s.Query("SELECT from_format, to_format FROM moraine_migrate('" + Store() + "')"),
-            (Rows{{"1", "1"}}));
+            (Rows{{std::to_string(commit::kStoreFormatVersion),
+                   std::to_string(commit::kStoreFormatVersion)}}));
   s.Run(AttachLake());
   EXPECT_EQ(s.Query("SELECT id FROM lake.orders"), (Rows{{"7"}}));
 }

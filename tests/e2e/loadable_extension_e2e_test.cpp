@@ -42,8 +42,9 @@ TEST(LoadableExtension, LoadsIntoAPlainDuckDBAndServesALake) {
   EXPECT_EQ(raise->GetValue(1, 0).ToString(), "1.1");
   MustQuery(connection, "DETACH lake");
   auto current = MustQuery(connection, migrate);
-  EXPECT_EQ(current->GetValue(0, 0).ToString(), "1");
-  EXPECT_EQ(current->GetValue(1, 0).ToString(), "1");
+  // A store this build wrote is already at its format: nothing to migrate.
+  EXPECT_EQ(current->GetValue(0, 0).ToString(), "2");
+  EXPECT_EQ(current->GetValue(1, 0).ToString(), "2");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "commit/catalog.h"
 #include "commit/row_transaction.h"
 #include "store/error.h"
+#include "support/catalog_dump.h"
 #include "support/store_format_record.h"
 #include "support/temp_dir.h"
 
@@ -19,19 +20,7 @@ namespace {
 using catalog::ColumnDef;
 using commit::Transaction;
 
-// Every row of every ducklake_* table, as DuckLake would read them.
-std::map<std::string, std::vector<catalog::Row>> DumpCatalog(const std::string& location) {
-  auto store = std::shared_ptr<store::KvStore>(
-      store::OpenKvStore({.location = location, .read_only = true}));
-  auto txn = commit::BeginRowTransaction(store);
-  std::map<std::string, std::vector<catalog::Row>> dump;
-  for (const auto& mapping : catalog::RowMappingsV1_0()) {
-    auto& rows = dump[std::string(mapping.table().name)];
-    txn->Scan(mapping.table().name, {},
-              [&](commit::RowHandle, const catalog::Row& row) { rows.push_back(row); });
-  }
-  return dump;
-}
+using test::DumpCatalog;
 
 class StoreFormatTest : public ::testing::Test {
  protected:

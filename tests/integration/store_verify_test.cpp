@@ -12,6 +12,7 @@
 #include "commit/catalog.h"
 #include "store/error.h"
 #include "store/key.h"
+#include "store/records.pb.h"
 #include "store/value_frame.h"
 #include "support/temp_dir.h"
 #include "tools/store_verifier.h"
@@ -191,6 +192,25 @@ TEST_F(StoreVerify, ARecordUnderAnotherRecordsKeyIsReported) {
   });
   const tools::VerifyReport report = Verify();
   EXPECT_TRUE(Has(report, "key-record", key.ToString())) << Lines(report);
+}
+
+TEST_F(StoreVerify, StatsOutOfColumnOrderOrOfAMissingColumnAndFormatOneStatsAreReported) {
+  const Key table_stats = Key::Current(Kind::kTableColumnStatsSet, {T()});
+  const Key old_stats = Key::Current(Kind::kTableColumnStats, {T(), 1});
+  Damage([&](store::KvStore&, store::WriteBatch& batch) {
+    store::v1::TableColumnStatsSetRecord stats;
+    stats.set_table_id(table_);
+    for (int64_t column : {2, 1, 99}) stats.add_entries()->set_column_id(column);
+    batch.Put(table_stats.Encode(), store::FrameValue(Kind::kTableColumnStatsSet, stats));
+    store::v1::TableColumnStatsRecord old;
+    old.set_table_id(table_);
+    old.set_column_id(1);
+    batch.Put(old_stats.Encode(), store::FrameValue(Kind::kTableColumnStats, old));
+  });
+  const tools::VerifyReport report = Verify();
+  EXPECT_TRUE(Has(report, "entry-order", table_stats.ToString())) << Lines(report);
+  EXPECT_TRUE(Has(report, "dangling-reference", table_stats.ToString())) << Lines(report);
+  EXPECT_TRUE(Has(report, "format", old_stats.ToString())) << Lines(report);
 }
 
 TEST_F(StoreVerify, TwoLiveSiblingColumnsOfOneNameAreReported) {

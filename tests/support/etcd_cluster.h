@@ -127,6 +127,41 @@ class EtcdCluster {
     return -1;
   }
 
+  // The cluster's current revision, as the first running member reports it
+  // (through etcd's JSON gateway); -1 if none answers.
+  int64_t Revision() {
+    for (int i = 0; i < size(); ++i) {
+      if (!Running(i)) continue;
+      const std::string range = Http(i, "POST", "/v3/kv/range", "{\"key\":\"AA==\"}");
+      const std::string revision = JsonString(range, "revision");
+      if (!revision.empty()) return std::stoll(revision);
+    }
+    return -1;
+  }
+
+  // How many keys (of any prefix) the commit at `revision` put: a Txn is one
+  // revision. -1 if no member answers. (etcd filters by mod revision after
+  // counting, so the keys are counted here, not by count_only.)
+  int64_t KeysPutAt(int64_t revision) {
+    const std::string rev = "\"" + std::to_string(revision) + "\"";
+    for (int i = 0; i < size(); ++i) {
+      if (!Running(i)) continue;
+      const std::string range = Http(i, "POST", "/v3/kv/range",
+                                     "{\"key\":\"AA==\",\"range_end\":\"AA==\",\"keys_only\":true,"
+                                     "\"min_mod_revision\":" +
+                                         rev + ",\"max_mod_revision\":" + rev + "}");
+      if (range.find("\"header\"") == std::string::npos) continue;
+      int64_t keys = 0;
+      const std::string needle = "\"mod_revision\":" + rev;
+      for (size_t at = range.find(needle); at != std::string::npos;
+           at = range.find(needle, at + 1)) {
+        ++keys;
+      }
+      return keys;
+    }
+    return -1;
+  }
+
   // The last lines of a member's log, for failure messages.
   std::string LogTail(int member, size_t bytes = 2000) const {
     std::ifstream in(LogPath(member));
