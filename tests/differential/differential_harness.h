@@ -65,6 +65,10 @@ struct Options {
   // Attach a second stock catalog in moraine's place: a control run that
   // shows DuckLake's own nondeterminism between two identical lakes.
   bool control = false;
+  // Where the moraine lake's store lives (any KvStore location, e.g.
+  // etcd://...); it must hold nothing yet. Empty: a RocksDB directory of the
+  // run's own.
+  std::string moraine_store;
 };
 
 // Options from the environment: MORAINE_DIFF_CONTROL=1 (control run),

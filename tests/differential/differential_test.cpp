@@ -1,8 +1,10 @@
 // Conformance: moraine against a stock DuckLake catalog, snapshot by snapshot.
-// Every script under tests/differential/scripts/ (one test each) and a few
-// seeded random scripts run against a moraine lake and a stock DuckLake lake
-// side by side; after every statement all metadata tables and every user
-// table at every snapshot must agree (see differential_harness.h).
+// Built twice, once per store backend moraine runs on (differential_backend.h):
+// differential_test (RocksDB) and differential_etcd_test (etcd). Every script
+// under tests/differential/scripts/ (one test each) and a few seeded random
+// scripts run against a moraine lake and a stock DuckLake lake side by side;
+// after every statement all metadata tables and every user table at every
+// snapshot must agree (see differential_harness.h).
 //
 // MORAINE_DIFF_SEEDS=N (and MORAINE_DIFF_SEED_START=S, default 1000) runs N
 // more random seeds in RandomScripts.FromEnvironment; MORAINE_DIFF_STATEMENTS
@@ -31,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "differential/differential_backend.h"
 #include "differential/differential_harness.h"
 #include "differential/random_script.h"
 
@@ -70,7 +73,7 @@ std::vector<std::string> Shrink(std::vector<std::string> statements, const Misma
       candidate.erase(
           candidate.begin() + static_cast<std::ptrdiff_t>(at),
           candidate.begin() + static_cast<std::ptrdiff_t>(std::min(at + chunk, candidate.size())));
-      const RunResult result = RunDifferential(candidate, OptionsFromEnvironment());
+      const RunResult result = RunDifferential(candidate, BackendOptions());
       // The same disagreement (its first line), not any other one.
       const auto headline = [](const std::string& report) {
         return report.substr(0, report.find('\n'));
@@ -96,7 +99,7 @@ std::vector<std::string> Shrink(std::vector<std::string> statements, const Misma
 std::string RunSeed(uint64_t seed, size_t length) {
   const auto statements =
       GenerateRandomScript(seed, length, EnvInt("MORAINE_DIFF_KNOWN_DIVERGENCES", 0) != 1);
-  const RunResult result = RunDifferential(statements, OptionsFromEnvironment());
+  const RunResult result = RunDifferential(statements, BackendOptions());
   auto& coverage = Coverage()["random seeds"];
   for (const auto& [table, rows] : result.max_rows) {
     coverage[table] = std::max(coverage[table], rows);
@@ -105,7 +108,7 @@ std::string RunSeed(uint64_t seed, size_t length) {
   const std::string name = "seed " + std::to_string(seed);
   std::string description = Describe(name, statements.size(), *result.mismatch);
   const auto minimal = Shrink(statements, *result.mismatch);
-  const RunResult again = RunDifferential(minimal, OptionsFromEnvironment());
+  const RunResult again = RunDifferential(minimal, BackendOptions());
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("moraine-diff-seed-" + std::to_string(seed) + ".sql"))
                                .string();
@@ -130,11 +133,12 @@ std::vector<std::string> ScriptFiles() {
 class Scripts : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Scripts, AgreeSnapshotBySnapshot) {
+  if (auto why = BackendUnavailable()) GTEST_SKIP() << *why;
   const std::string name = std::filesystem::path(GetParam()).stem().string();
   const auto statements = ParseScript(ReadFile(GetParam()));
   ASSERT_FALSE(statements.empty()) << GetParam();
   const auto start = std::chrono::steady_clock::now();
-  const RunResult result = RunDifferential(statements, OptionsFromEnvironment());
+  const RunResult result = RunDifferential(statements, BackendOptions());
   const auto seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Coverage()[name] = result.max_rows;
@@ -176,6 +180,7 @@ class RandomScripts : public ::testing::TestWithParam<uint64_t> {};
 // is read after every statement, so the cost grows with the square of the
 // length; 5 x 25 is about 40 s of CPU).
 TEST_P(RandomScripts, Agree) {
+  if (auto why = BackendUnavailable()) GTEST_SKIP() << *why;
   const std::string failure = RunSeed(GetParam(), 25);
   EXPECT_TRUE(failure.empty()) << failure;
 }
@@ -185,6 +190,7 @@ INSTANTIATE_TEST_SUITE_P(Differential, RandomScripts, ::testing::Values(1, 2, 3,
 TEST(RandomScriptsFromEnvironment, Agree) {
   const int64_t seeds = EnvInt("MORAINE_DIFF_SEEDS", 0);
   if (seeds <= 0) GTEST_SKIP() << "set MORAINE_DIFF_SEEDS=N to run N random seeds";
+  if (auto why = BackendUnavailable()) GTEST_SKIP() << *why;
   const int64_t first = EnvInt("MORAINE_DIFF_SEED_START", 1000);
   const auto length = static_cast<size_t>(EnvInt("MORAINE_DIFF_STATEMENTS", 40));
   int64_t failed = 0;

@@ -1,0 +1,10 @@
+#include "differential/differential_backend.h"
+
+namespace moraine::differential {
+
+std::optional<std::string> BackendUnavailable() { return std::nullopt; }
+
+// moraine_store stays empty: the harness makes a RocksDB directory per run.
+Options BackendOptions() { return OptionsFromEnvironment(); }
+
+}  // namespace moraine::differential
