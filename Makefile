@@ -5,6 +5,8 @@
 #   make extension  set up and build build/moraine.duckdb_extension and the local
 #                   extension repository build/repository
 #   make bench      set up, build, and run the benchmarks (they print numbers)
+#   make bench-writers  only the writer-process benchmark: moraine on etcd against
+#                   DuckLake on PostgreSQL (a few minutes)
 #   make fuzz       set up, build, and run each fuzz target for FUZZ_SECONDS (default 600)
 BUILD_DIR ?= build
 JOBS ?= 2
@@ -13,7 +15,7 @@ FUZZ_SECONDS ?= 600
 
 STOCK_DUCKDB ?= $(CURDIR)/.cache/deps/venv/bin/duckdb
 
-.PHONY: setup configure build extension run test bench fuzz format clean
+.PHONY: setup configure build extension run test bench bench-writers fuzz format clean
 
 setup:
 	@scripts/setup.sh
@@ -39,6 +41,11 @@ test: build
 bench: build
 	@$(BUILD_DIR)/bench/moraine_bench
 	@$(BUILD_DIR)/bench/moraine_ducklake_bench
+	@$(BUILD_DIR)/bench/moraine_writers_bench
+
+bench-writers: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target moraine_writers_bench
+	@$(BUILD_DIR)/bench/moraine_writers_bench
 
 fuzz: build
 	@tests/fuzz/run.sh $(BUILD_DIR)/fuzz $(FUZZ_SECONDS)

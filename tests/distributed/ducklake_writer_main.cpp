@@ -4,12 +4,16 @@
 // one-row INSERTs, one autocommit statement each, through DuckLake SQL:
 //
 //   moraine_ducklake_writer --writer W --table lake.t --commits N
-//                           [--seconds S] [--sql STATEMENT]...
+//                           [--seconds S] [--start-at T] [--stop-at T]
+//                           [--sql STATEMENT]...
 //
 // Every --sql statement runs first, in order (LOAD, ATTACH, SET ...); any
 // failure there exits 2. Commit k (0-based) is `INSERT INTO <table> VALUES
 // (W, k)`. With --seconds it stops at N commits or after S seconds, whichever
-// comes first. One line per commit on stdout, flushed as it happens:
+// comes first. --start-at / --stop-at (steady-clock microseconds, see <done
+// at> below) let several writers commit over one common window: the first
+// commit waits for start-at, none starts at or after stop-at. One line per commit on stdout,
+// flushed as it happens:
 //
 //   ok <k> <latency in microseconds> <done at>
 //   fail <k> <latency in microseconds> <done at> <DuckDB's error, on one line>
@@ -23,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "duckdb.hpp"
@@ -35,13 +40,15 @@ struct Args {
   std::string table;
   long commits = 0;
   double seconds = 0;
+  long long start_at = 0;  // steady clock, microseconds; 0: at once
+  long long stop_at = 0;   // 0: no bound
   std::vector<std::string> sql;
 };
 
 [[noreturn]] void Usage(const char* why) {
   std::fprintf(stderr,
                "moraine_ducklake_writer: %s\nusage: moraine_ducklake_writer --writer W --table T "
-               "--commits N [--seconds S] [--sql STATEMENT]...\n",
+               "--commits N [--seconds S] [--start-at T] [--stop-at T] [--sql STATEMENT]...\n",
                why);
   std::exit(2);
 }
@@ -60,6 +67,10 @@ Args Parse(int argc, char** argv) {
       args.commits = std::atol(value.c_str());
     } else if (flag == "--seconds") {
       args.seconds = std::atof(value.c_str());
+    } else if (flag == "--start-at") {
+      args.start_at = std::atoll(value.c_str());
+    } else if (flag == "--stop-at") {
+      args.stop_at = std::atoll(value.c_str());
     } else if (flag == "--sql") {
       args.sql.push_back(value);
     } else {
@@ -95,10 +106,15 @@ int main(int argc, char** argv) {
     }
   }
   using Clock = std::chrono::steady_clock;
+  const auto at = [](long long micros) {
+    return Clock::time_point(std::chrono::microseconds(micros));
+  };
+  if (args.start_at > 0) std::this_thread::sleep_until(at(args.start_at));
   const auto stop = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                        std::chrono::duration<double>(args.seconds));
   for (long k = 0; k < args.commits; ++k) {
     if (args.seconds > 0 && Clock::now() >= stop) break;
+    if (args.stop_at > 0 && Clock::now() >= at(args.stop_at)) break;
     const std::string insert = "INSERT INTO " + args.table + " VALUES (" +
                                std::to_string(args.writer) + ", " + std::to_string(k) + ")";
     const auto begin = Clock::now();

@@ -23,6 +23,9 @@ struct WriterSpec {
   long commits = 0;
   double seconds = 0;            // 0: no time bound
   std::vector<std::string> sql;  // setup statements: LOAD, ATTACH, SET ...
+  // A common window for several writers (steady clock; epoch: unbounded):
+  // the first commit waits for start_at, none starts at or after stop_at.
+  std::chrono::steady_clock::time_point start_at{}, stop_at{};
 };
 
 struct WriterCommit {
@@ -82,6 +85,14 @@ class WriterProcesses {
                           " --table " + ShellQuote(spec.table) + " --commits " +
                           std::to_string(spec.commits);
     if (spec.seconds > 0) command += " --seconds " + std::to_string(spec.seconds);
+    const auto micros = [](std::chrono::steady_clock::time_point t) {
+      return std::to_string(
+          std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count());
+    };
+    if (spec.start_at.time_since_epoch().count() > 0)
+      command += " --start-at " + micros(spec.start_at);
+    if (spec.stop_at.time_since_epoch().count() > 0)
+      command += " --stop-at " + micros(spec.stop_at);
     for (const auto& statement : spec.sql) command += " --sql " + ShellQuote(statement);
     command += " 2>&1";
     FILE* pipe = ::popen(command.c_str(), "r");
