@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "duckdb.hpp"
+#include "duckdb_shim/native_metadata_manager.h"
 #include "duckdb_shim/sql_functions.h"
 #include "duckdb_shim/storage_extension.h"
 
@@ -34,6 +35,7 @@ Host::Host(const HostOptions& options) {
     throw std::runtime_error("moraine: could not load DuckLake from " + extension + ": " +
                              result->GetError());
   }
+  NativeMetadataManager::EnsureRegistered();
 }
 
 Host::~Host() = default;

@@ -21,4 +21,8 @@ std::optional<std::string> BackendUnavailable();
 // OptionsFromEnvironment() with a fresh, empty moraine store of this backend.
 Options BackendOptions();
 
+// Whether scripts and seeds run with both metadata managers (native and
+// DuckLake's SQL) on this backend, or with the native one, the default, only.
+bool BackendRunsBothManagers();
+
 }  // namespace moraine::differential
