@@ -5,6 +5,8 @@
 #   make extension  set up and build build/moraine.duckdb_extension and the local
 #                   extension repository build/repository
 #   make bench      set up, build, and run the benchmarks (they print numbers)
+#   make bench-writers  only the writer-process benchmark: moraine on etcd against
+#                   DuckLake on PostgreSQL (a few minutes)
 #   make fuzz       set up, build, and run each fuzz target for FUZZ_SECONDS (default 600)
 BUILD_DIR ?= build
 JOBS ?= 2
@@ -13,7 +15,7 @@ FUZZ_SECONDS ?= 600
 
 STOCK_DUCKDB ?= $(CURDIR)/.cache/deps/venv/bin/duckdb
 
-.PHONY: setup configure build extension run test bench bench-stock fuzz format clean
+.PHONY: setup configure build extension run test bench bench-stock bench-writers fuzz format clean
 
 setup:
 	@scripts/setup.sh
@@ -39,12 +41,17 @@ test: build
 bench: build
 	@$(BUILD_DIR)/bench/moraine_bench
 	@$(BUILD_DIR)/bench/moraine_ducklake_bench
+	@$(BUILD_DIR)/bench/moraine_writers_bench
 	@$(MAKE) --no-print-directory bench-stock
 
 # DuckLake commits in the stock DuckDB Python package with the self-contained
 # extension: moraine (native manager on and off) and the stock DuckDB-file catalog.
 bench-stock: extension
 	@.cache/deps/venv/bin/python bench/stock_commit_bench.py $(BUILD_DIR)/repository
+
+bench-writers: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target moraine_writers_bench
+	@$(BUILD_DIR)/bench/moraine_writers_bench
 
 fuzz: build
 	@tests/fuzz/run.sh $(BUILD_DIR)/fuzz $(FUZZ_SECONDS)

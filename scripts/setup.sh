@@ -147,3 +147,5 @@ ln -sfn "$cache/duckdb-source/external/duckdb" "$cache/duckdb"
 ln -sfn "$cache/libduckdb/libduckdb.so" "$cache/libduckdb.so"
 ln -sfn "$(find "$cache/ducklake" -name ducklake.duckdb_extension | head -n1)" \
   "$cache/ducklake.duckdb_extension"
+ln -sfn "$(find "$cache/postgres-extension" -name postgres.duckdb_extension | head -n1)" \
+  "$cache/postgres_scanner.duckdb_extension"

@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
+#include <optional>
 #include <thread>
 
 #include "store/error.h"
@@ -64,16 +65,28 @@ void EtcdClient::ThrowUnreachable(const grpc::Status& last) const {
 
 etcdserverpb::RangeResponse EtcdClient::Range(const etcdserverpb::RangeRequest& request) {
   const auto deadline = OperationDeadline();
+  // Set when a serializable read met a member that has not applied its
+  // revision yet: from then on this read goes through the leader's read index.
+  std::optional<etcdserverpb::RangeRequest> linearizable;
   for (int attempt = 0;; ++attempt) {
     size_t index;
     auto& stub = CurrentStub(&index);
     grpc::ClientContext context;
     SetDeadline(context, options_.rpc_timeout);
     etcdserverpb::RangeResponse response;
-    const grpc::Status status = stub.Range(&context, request, &response);
+    const grpc::Status status =
+        stub.Range(&context, linearizable ? *linearizable : request, &response);
     switch (ClassifyEtcdStatus(status)) {
       case EtcdStatusKind::kOk:
         return response;
+      case EtcdStatusKind::kFutureRevision:
+        if (!request.serializable() || linearizable) {
+          throw IoError("the etcd cluster at " + display_location_ + " has no revision " +
+                        std::to_string(request.revision()) + " yet: " + DescribeEtcdStatus(status));
+        }
+        linearizable = request;
+        linearizable->set_serializable(false);
+        continue;
       case EtcdStatusKind::kTransient:
         Advance(index);
         if (Clock::now() >= deadline) ThrowUnreachable(status);

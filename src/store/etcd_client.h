@@ -26,7 +26,9 @@ class EtcdClient {
   EtcdClient(const EtcdLocation& location, std::string display_location, EtcdStoreOptions options);
 
   // A read, retried on transient failures across members until the operation
-  // deadline. Throws IoError (unreachable cluster, compacted revision, ...).
+  // deadline. A serializable read at a revision the member has not applied
+  // yet is repeated linearizably. Throws IoError (unreachable cluster,
+  // compacted revision, a revision the cluster does not have, ...).
   etcdserverpb::RangeResponse Range(const etcdserverpb::RangeRequest& request);
 
   // One Txn RPC on the current member; a transient failure moves later calls

@@ -22,6 +22,7 @@ void EtcdScanIterator::FetchPage(std::string begin) {
   request.set_key(std::move(begin));
   request.set_range_end(end_);
   request.set_revision(revision_);
+  request.set_serializable(true);  // see etcd_snapshot.h
   request.set_limit(page_size_);
   page_ = client_->Range(request);
   index_ = 0;

@@ -16,6 +16,7 @@ std::optional<std::string> EtcdSnapshot::Get(std::string_view key) const {
   etcdserverpb::RangeRequest request;
   request.set_key(keyspace_.Data(key));
   request.set_revision(revision_);
+  request.set_serializable(true);  // see etcd_snapshot.h
   auto response = client_->Range(request);
   if (response.kvs_size() == 0) return std::nullopt;
   return std::move(*response.mutable_kvs(0)->mutable_value());

@@ -4,6 +4,14 @@
 // snapshot is taken (a linearizable read, so it includes every commit
 // acknowledged before). Gets and scans are Range RPCs at that revision, so
 // the view never moves. Safe to read from several threads at once.
+//
+// Those reads are serializable: served by the member itself, without a
+// read-index round to the leader and a quorum. That is exact, not stale: the
+// state at a fixed revision is the same on every member that has applied it
+// (one raft log), and a member that has not yet refuses with "future
+// revision", when the read is repeated linearizably (EtcdClient::Range). A
+// DuckLake commit makes about twenty reads; each linearizable one would cost
+// a heartbeat round across the cluster.
 
 #include <memory>
 

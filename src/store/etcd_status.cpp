@@ -75,6 +75,7 @@ EtcdStatusKind ClassifyEtcdStatus(const grpc::Status& status) {
       return EtcdStatusKind::kOther;
     case grpc::StatusCode::OUT_OF_RANGE:
       if (Contains(status, "compacted")) return EtcdStatusKind::kCompacted;
+      if (Contains(status, "future revision")) return EtcdStatusKind::kFutureRevision;
       return EtcdStatusKind::kOther;
     default:
       return EtcdStatusKind::kOther;

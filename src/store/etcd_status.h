@@ -22,7 +22,10 @@ enum class EtcdStatusKind {
   kRequestTooLarge,  // a request over --max-request-bytes
   kNoSpace,          // the backend reached --quota-backend-bytes
   kCompacted,        // the revision read at was compacted away
-  kOther,            // anything else: a definitive failure
+  // A serializable read at a revision the member has not applied yet (it
+  // lags the member that handed out the revision): read linearizably instead.
+  kFutureRevision,
+  kOther,  // anything else: a definitive failure
 };
 
 EtcdStatusKind ClassifyEtcdStatus(const grpc::Status& status);

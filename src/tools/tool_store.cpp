@@ -8,7 +8,9 @@
 namespace moraine::tools {
 
 std::shared_ptr<store::KvStore> OpenStoreReadOnly(const std::string& path) {
-  if (!path.starts_with("memory://") && !std::filesystem::is_directory(path)) {
+  // A memory:// or etcd:// location is no directory; OpenKvStore judges it.
+  if (!path.starts_with("memory://") && !path.starts_with("etcd://") &&
+      !std::filesystem::is_directory(path)) {
     throw store::NotFoundError("no moraine store at " + path + ": not a directory");
   }
   std::shared_ptr<store::KvStore> kv =

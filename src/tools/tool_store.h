@@ -1,6 +1,6 @@
-// Opening a store for the tools: read-only (a RocksDB secondary instance, safe
-// beside a live writer), never created, and refused with a clear error when
-// the path holds no moraine catalog.
+// Opening a store for the tools: read-only (a RocksDB secondary instance, or a
+// read-only etcd handle; safe beside a live writer), never created, and refused with a clear error
+// when the path holds no moraine catalog.
 #pragma once
 
 #include <memory>

@@ -240,8 +240,8 @@ class Lakes {
     }
     // The control experiment puts a second stock catalog where moraine goes:
     // whatever differs then is DuckLake's own nondeterminism.
-    const std::string moraine_target = options_.control ? LakeDir(kMoraine) + "/control.ducklake"
-                                                        : "moraine:" + LakeDir(kMoraine) + "/store";
+    const std::string moraine_target =
+        options_.control ? LakeDir(kMoraine) + "/control.ducklake" : "moraine:" + MoraineStore();
     const std::string manager =
         options_.control || options_.native_manager ? "" : ", META_NATIVE_MANAGER false";
     Must(*check_, "ATTACH 'ducklake:" + moraine_target + "' AS " + kMoraine + " (DATA_PATH '" +
@@ -285,7 +285,7 @@ class Lakes {
   // `moraine verify` on the moraine lake's store: every invariant of the
   // design holds once the script has run. Empty when clean.
   std::string VerifyMoraineStore() const {
-    auto store = tools::OpenStoreReadOnly(LakeDir(kMoraine) + "/store");
+    auto store = tools::OpenStoreReadOnly(MoraineStore());
     const tools::VerifyReport verified = tools::VerifyStore(*store->GetSnapshot());
     std::string report;
     for (const tools::Violation& violation : verified.violations) {
@@ -299,6 +299,10 @@ class Lakes {
   // Both lakes' directories have names of the same length: a delete file
   // stores the full path of the data file it applies to, so the length of
   // the lake's directory shows in its file_size_bytes and footer_size.
+  std::string MoraineStore() const {
+    return options_.moraine_store.empty() ? LakeDir(kMoraine) + "/store" : options_.moraine_store;
+  }
+
   std::string LakeDir(const std::string& lake) const {
     return dir_.path(lake == kMoraine ? "lake-m" : "lake-s");
   }

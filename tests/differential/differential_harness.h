@@ -69,6 +69,10 @@ struct Options {
   // default); false attaches with META_NATIVE_MANAGER false, so DuckLake's
   // SQL reads every answer from the ducklake_* tables.
   bool native_manager = true;
+  // Where the moraine lake's store lives (any KvStore location, e.g.
+  // etcd://...); it must hold nothing yet. Empty: a RocksDB directory of the
+  // run's own.
+  std::string moraine_store;
 };
 
 // Options from the environment: MORAINE_DIFF_CONTROL=1 (control run),

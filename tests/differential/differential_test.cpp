@@ -1,8 +1,10 @@
 // Conformance: moraine against a stock DuckLake catalog, snapshot by snapshot.
-// Every script under tests/differential/scripts/ (one test each) and a few
-// seeded random scripts run against a moraine lake and a stock DuckLake lake
-// side by side; after every statement all metadata tables and every user
-// table at every snapshot must agree (see differential_harness.h).
+// Built twice, once per store backend moraine runs on (differential_backend.h):
+// differential_test (RocksDB) and differential_etcd_test (etcd). Every script
+// under tests/differential/scripts/ (one test each) and a few seeded random
+// scripts run against a moraine lake and a stock DuckLake lake side by side;
+// after every statement all metadata tables and every user table at every
+// snapshot must agree (see differential_harness.h).
 //
 // MORAINE_DIFF_SEEDS=N (and MORAINE_DIFF_SEED_START=S, default 1000) runs N
 // more random seeds in RandomScripts.FromEnvironment; MORAINE_DIFF_STATEMENTS
@@ -26,12 +28,14 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "differential/differential_backend.h"
 #include "differential/differential_harness.h"
 #include "differential/random_script.h"
 
@@ -71,7 +75,7 @@ std::vector<std::string> Shrink(std::vector<std::string> statements, const Misma
       candidate.erase(
           candidate.begin() + static_cast<std::ptrdiff_t>(at),
           candidate.begin() + static_cast<std::ptrdiff_t>(std::min(at + chunk, candidate.size())));
-      const RunResult result = RunDifferential(candidate, OptionsFromEnvironment());
+      const RunResult result = RunDifferential(candidate, BackendOptions());
       // The same disagreement (its first line), not any other one.
       const auto headline = [](const std::string& report) {
         return report.substr(0, report.find('\n'));
@@ -94,8 +98,7 @@ std::vector<std::string> Shrink(std::vector<std::string> statements, const Misma
 
 // Runs one random seed; on a mismatch shrinks it, writes the reproducer and
 // returns the failure's description (empty: the lakes agreed).
-std::string RunSeed(uint64_t seed, size_t length,
-                    const Options& options = OptionsFromEnvironment()) {
+std::string RunSeed(uint64_t seed, size_t length, const Options& options = BackendOptions()) {
   const auto statements =
       GenerateRandomScript(seed, length, EnvInt("MORAINE_DIFF_KNOWN_DIVERGENCES", 0) != 1);
   const RunResult result = RunDifferential(statements, options);
@@ -135,16 +138,26 @@ std::vector<std::string> ScriptFiles() {
 enum class Manager { kNative, kSql };
 
 Options WithManager(Manager manager) {
-  Options options = OptionsFromEnvironment();
+  Options options = BackendOptions();
   options.native_manager = manager == Manager::kNative;
   return options;
 }
 
 std::string ManagerName(Manager manager) { return manager == Manager::kNative ? "native" : "sql"; }
 
+// Why this backend skips a run with `manager`, or nothing.
+std::optional<std::string> Unavailable(Manager manager) {
+  if (auto why = BackendUnavailable()) return why;
+  if (manager == Manager::kSql && !BackendRunsBothManagers()) {
+    return "this backend runs the native manager only (the RocksDB build covers both)";
+  }
+  return std::nullopt;
+}
+
 class Scripts : public ::testing::TestWithParam<std::tuple<std::string, Manager>> {};
 
 TEST_P(Scripts, AgreeSnapshotBySnapshot) {
+  if (auto why = Unavailable(std::get<1>(GetParam()))) GTEST_SKIP() << *why;
   const std::string file = std::get<0>(GetParam());
   const std::string name = std::filesystem::path(file).stem().string();
   const auto statements = ParseScript(ReadFile(file));
@@ -195,6 +208,7 @@ class RandomScripts : public ::testing::TestWithParam<std::tuple<uint64_t, Manag
 // is read after every statement, so the cost grows with the square of the
 // length; 5 x 25 is about 40 s of CPU).
 TEST_P(RandomScripts, Agree) {
+  if (auto why = Unavailable(std::get<1>(GetParam()))) GTEST_SKIP() << *why;
   const std::string failure =
       RunSeed(std::get<0>(GetParam()), 25, WithManager(std::get<1>(GetParam())));
   EXPECT_TRUE(failure.empty()) << failure;
@@ -211,6 +225,7 @@ INSTANTIATE_TEST_SUITE_P(Differential, RandomScripts,
 TEST(RandomScriptsFromEnvironment, Agree) {
   const int64_t seeds = EnvInt("MORAINE_DIFF_SEEDS", 0);
   if (seeds <= 0) GTEST_SKIP() << "set MORAINE_DIFF_SEEDS=N to run N random seeds";
+  if (auto why = BackendUnavailable()) GTEST_SKIP() << *why;
   const int64_t first = EnvInt("MORAINE_DIFF_SEED_START", 1000);
   const auto length = static_cast<size_t>(EnvInt("MORAINE_DIFF_STATEMENTS", 40));
   int64_t failed = 0;

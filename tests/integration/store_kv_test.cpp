@@ -1,227 +1,40 @@
-// The KvStore contract against real RocksDB, on disk and in memory.
+// The KvStore contract (support/kv_store_contract.h) against real RocksDB, on
+// disk and in memory, and what is particular to RocksDB locations.
 
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <map>
+#include <filesystem>
+#include <string>
 
-#include "store/error.h"
-#include "store/key.h"
 #include "store/kv_store.h"
-#include "store/records.pb.h"
-#include "store/value_frame.h"
+#include "store/write_batch.h"
+#include "support/kv_store_contract.h"
 #include "support/temp_dir.h"
 
 namespace moraine::store {
 namespace {
 
-enum class Backend { kDisk, kMemory };
+using test::KvStoreContract;
 
-class StoreKvTest : public ::testing::TestWithParam<Backend> {
- protected:
-  // A fresh location per test; memory stores are named so a reopen sees them.
-  std::string Location() {
-    if (GetParam() == Backend::kDisk) return dir_.path("lake.moraine");
-    static std::atomic<int> counter{0};
-    if (memory_name_.empty()) memory_name_ = "memory://kv-test-" + std::to_string(++counter);
-    return memory_name_;
-  }
-  std::unique_ptr<KvStore> Open(bool read_only = false) {
-    KvOptions options;
-    options.location = Location();
-    options.read_only = read_only;
-    return OpenKvStore(options);
-  }
-
-  test::TempDir dir_;
-  std::string memory_name_;
-};
-
-std::string K(Kind kind, std::initializer_list<uint64_t> components) {
-  return Key::Current(kind, components).Encode();
+// A fresh directory per location, under one temp dir for the binary.
+std::string NewDirectory() {
+  static test::TempDir dir;
+  static std::atomic<int> counter{0};
+  return dir.path("lake-" + std::to_string(++counter) + ".moraine");
 }
 
-std::map<std::string, std::string> ScanAll(KvSnapshot& snapshot, const KeyRange& range) {
-  std::map<std::string, std::string> out;
-  std::string previous;
-  for (auto it = snapshot.Scan(range); it->Valid(); it->Next()) {
-    EXPECT_TRUE(out.empty() || std::string(it->key()) > previous) << "scan is not ascending";
-    previous = std::string(it->key());
-    out.emplace(it->key(), it->value());
-  }
-  return out;
+// Named memory stores, so a reopen in the process sees them.
+std::string NewMemoryName() {
+  static std::atomic<int> counter{0};
+  return "memory://kv-test-" + std::to_string(++counter);
 }
 
-TEST_P(StoreKvTest, PutGetDelete) {
-  auto store = Open();
-  WriteBatch batch;
-  batch.Put(K(Kind::kTable, {1}), "one");
-  batch.Put(K(Kind::kTable, {2}), "two");
-  store->Write(batch);
-  EXPECT_EQ(GetLatest(*store, K(Kind::kTable, {1})), "one");
-  EXPECT_EQ(GetLatest(*store, K(Kind::kTable, {3})), std::nullopt);
+const test::KvBackend kDisk{.name = "Disk", .new_location = NewDirectory};
+const test::KvBackend kMemory{.name = "Memory", .new_location = NewMemoryName};
 
-  WriteBatch removal;
-  removal.Delete(K(Kind::kTable, {1}));
-  store->Write(removal);
-  EXPECT_EQ(GetLatest(*store, K(Kind::kTable, {1})), std::nullopt);
-  EXPECT_EQ(GetLatest(*store, K(Kind::kTable, {2})), "two");
-}
-
-TEST_P(StoreKvTest, ScanReturnsExactlyTheRangeInOrder) {
-  auto store = Open();
-  WriteBatch batch;
-  for (uint64_t table : {1ull, 2ull, 3ull}) {
-    for (uint64_t column : {uint64_t{0}, uint64_t{1}, uint64_t{256}, UINT64_MAX}) {
-      batch.Put(K(Kind::kColumn, {table, column}), std::to_string(table * 1000 + column % 1000));
-    }
-    batch.Put(K(Kind::kTable, {table}), "t");
-    batch.Put(Key::History(Kind::kColumn, {table, 0}, 5).Encode(), "old");
-  }
-  store->Write(batch);
-
-  auto snapshot = store->GetSnapshot();
-  auto columns = ScanAll(*snapshot, TableRange(Subspace::kCurrent, Kind::kColumn, 2));
-  ASSERT_EQ(columns.size(), 4u);
-  for (const auto& [key, value] : columns) {
-    EXPECT_EQ(Key::Decode(key).component(0), 2u);
-    EXPECT_EQ(Key::Decode(key).subspace(), Subspace::kCurrent);
-  }
-  EXPECT_EQ(ScanAll(*snapshot, SubspaceRange(Subspace::kCurrent)).size(), 15u);
-  EXPECT_EQ(ScanAll(*snapshot, SubspaceRange(Subspace::kHistory)).size(), 3u);
-  EXPECT_TRUE(ScanAll(*snapshot, SubspaceRange(Subspace::kSnapshot)).empty());
-}
-
-TEST_P(StoreKvTest, BatchIsAtomicAndOrdered) {
-  auto store = Open();
-  WriteBatch batch;
-  batch.Put(K(Kind::kSchema, {1}), "first");
-  batch.Delete(K(Kind::kSchema, {1}));
-  batch.Put(K(Kind::kSchema, {2}), "a");
-  batch.Put(K(Kind::kSchema, {2}), "b");  // later operations win
-  store->Write(batch);
-  EXPECT_EQ(GetLatest(*store, K(Kind::kSchema, {1})), std::nullopt);
-  EXPECT_EQ(GetLatest(*store, K(Kind::kSchema, {2})), "b");
-}
-
-TEST_P(StoreKvTest, SnapshotDoesNotSeeLaterWrites) {
-  auto store = Open();
-  WriteBatch first;
-  first.Put(K(Kind::kTable, {1}), "v1");
-  store->Write(first);
-
-  auto before = store->GetSnapshot();
-  WriteBatch second;
-  second.Put(K(Kind::kTable, {1}), "v2");
-  second.Put(K(Kind::kTable, {2}), "new");
-  store->Write(second);
-
-  EXPECT_EQ(before->Get(K(Kind::kTable, {1})), "v1");
-  EXPECT_EQ(before->Get(K(Kind::kTable, {2})), std::nullopt);
-  EXPECT_EQ(ScanAll(*before, PrefixRange(Subspace::kCurrent, Kind::kTable)).size(), 1u);
-  auto after = store->GetSnapshot();
-  EXPECT_EQ(after->Get(K(Kind::kTable, {1})), "v2");
-  EXPECT_EQ(ScanAll(*after, PrefixRange(Subspace::kCurrent, Kind::kTable)).size(), 2u);
-}
-
-TEST_P(StoreKvTest, ConditionalWriteOnHead) {
-  auto store = Open();
-  const std::string head = Key::Current(Kind::kHead, {}).Encode();
-  WriteBatch genesis;
-  genesis.Put(head, "h1");
-  genesis.Put(K(Kind::kSnapshot, {1}), "s1");
-  EXPECT_TRUE(store->WriteIfHeadUnchanged(head, std::nullopt, genesis));
-  // A second genesis (expects no head) must lose.
-  WriteBatch rival;
-  rival.Put(head, "rival");
-  rival.Put(K(Kind::kSnapshot, {99}), "rival");
-  EXPECT_FALSE(store->WriteIfHeadUnchanged(head, std::nullopt, rival));
-  EXPECT_EQ(GetLatest(*store, K(Kind::kSnapshot, {99})), std::nullopt);
-
-  WriteBatch next;
-  next.Put(head, "h2");
-  next.Put(K(Kind::kSnapshot, {2}), "s2");
-  EXPECT_FALSE(store->WriteIfHeadUnchanged(head, std::string("stale"), next));
-  EXPECT_EQ(GetLatest(*store, K(Kind::kSnapshot, {2})), std::nullopt);
-  EXPECT_TRUE(store->WriteIfHeadUnchanged(head, std::string("h1"), next));
-  EXPECT_EQ(GetLatest(*store, head), "h2");
-  EXPECT_EQ(GetLatest(*store, K(Kind::kSnapshot, {2})), "s2");
-}
-
-TEST_P(StoreKvTest, ReopenPersists) {
-  {
-    auto store = Open();
-    v1::TableRecord table;
-    table.set_table_id(7);
-    table.set_table_name("orders");
-    table.set_next_column_id(3);
-    WriteBatch batch;
-    batch.Put(K(Kind::kTable, {7}), FrameValue(Kind::kTable, table));
-    store->Write(batch);
-  }
-  auto store = Open();
-  auto value = GetLatest(*store, K(Kind::kTable, {7}));
-  ASSERT_TRUE(value.has_value());
-  v1::TableRecord table;
-  UnframeValue(Kind::kTable, *value, &table);
-  EXPECT_EQ(table.table_name(), "orders");
-  EXPECT_EQ(table.next_column_id(), 3u);
-}
-
-TEST_P(StoreKvTest, SecondReadWriteOpenInProcessIsLocked) {
-  auto store = Open();
-  try {
-    Open();
-    FAIL() << "second read-write open succeeded";
-  } catch (const StoreLockedError& error) {
-    EXPECT_NE(std::string(error.what()).find(Location()), std::string::npos) << error.what();
-  }
-  store.reset();
-  EXPECT_NO_THROW(Open());  // the lock is released on close
-}
-
-TEST_P(StoreKvTest, ReadOnlyBesideWriterSeesCommittedDataAndRefusesWrites) {
-  auto writer = Open();
-  WriteBatch batch;
-  batch.Put(K(Kind::kTable, {1}), "committed");
-  writer->Write(batch);
-
-  auto reader = Open(/*read_only=*/true);
-  EXPECT_TRUE(reader->read_only());
-  EXPECT_EQ(GetLatest(*reader, K(Kind::kTable, {1})), "committed");
-
-  auto held = reader->GetSnapshot();
-  WriteBatch later;
-  later.Put(K(Kind::kTable, {2}), "later");
-  writer->Write(later);
-  EXPECT_EQ(GetLatest(*reader, K(Kind::kTable, {2})), "later");  // a new snapshot catches up
-  EXPECT_EQ(held->Get(K(Kind::kTable, {2})), std::nullopt);      // a held one does not move
-  size_t held_count = 0;
-  for (auto it = held->Scan(PrefixRange(Subspace::kCurrent, Kind::kTable)); it->Valid();
-       it->Next()) {
-    ++held_count;
-  }
-  EXPECT_EQ(held_count, 1u);
-
-  EXPECT_THROW(reader->Write(batch), ReadOnlyError);
-  EXPECT_THROW(reader->WriteIfHeadUnchanged("h", std::nullopt, batch), ReadOnlyError);
-}
-
-TEST_P(StoreKvTest, ReadOnlyOpenOfMissingStoreIsNotFound) {
-  KvOptions options;
-  options.location =
-      GetParam() == Backend::kDisk ? dir_.path("absent") : "memory://never-created-store";
-  options.read_only = true;
-  EXPECT_THROW(OpenKvStore(options), NotFoundError);
-  options.read_only = false;
-  options.create_if_missing = false;
-  EXPECT_THROW(OpenKvStore(options), NotFoundError);
-}
-
-INSTANTIATE_TEST_SUITE_P(Backends, StoreKvTest, ::testing::Values(Backend::kDisk, Backend::kMemory),
-                         [](const ::testing::TestParamInfo<Backend>& param) {
-                           return param.param == Backend::kDisk ? "Disk" : "Memory";
-                         });
+INSTANTIATE_TEST_SUITE_P(RocksDB, KvStoreContract, ::testing::Values(&kDisk, &kMemory),
+                         test::KvBackendName);
 
 TEST(StoreKvMemory, PrivateMemoryStoresAreIndependent) {
   KvOptions options;

@@ -89,6 +89,14 @@ class EtcdCluster {
     m.pid = -1;
   }
 
+  // SIGSTOP / SIGCONT: a member that is there but falls behind while paused.
+  void Pause(int member) {
+    if (Running(member)) ::kill(-members_[member].pid, SIGSTOP);
+  }
+  void Resume(int member) {
+    if (Running(member)) ::kill(-members_[member].pid, SIGCONT);
+  }
+
   // Starts a killed member again on its data directory.
   void Restart(int member) {
     if (Running(member)) return;

@@ -1,0 +1,191 @@
+// writers_bench: many DuckLake writer processes on one lake, moraine on etcd
+// against DuckLake on PostgreSQL, in one run on one machine.
+//
+// For 1, 2, 4 and 8 writer processes, each its own DuckDB with its own
+// ATTACH, each committing one-row INSERTs (autocommit, through DuckLake SQL,
+// DuckLake's default retry settings) into a table of its own (disjoint
+// tables; every commit still takes the lake's next snapshot id), for a fixed
+// time. Catalogs:
+//   moraine/etcd   ducklake:moraine:etcd://... on a 3-member etcd cluster on
+//                  loopback started here
+//   postgres       ducklake:postgres:... on a local PostgreSQL server started
+//                  here (initdb, pg_ctl) with DuckDB's postgres extension
+// Printed per catalog and writer count: commits/s over one common window
+// (every writer waits for its start, after all have attached), commits acknowledged and failed
+// (after DuckLake's retries), and commit latency p50/p99 (retries included).
+//
+//   moraine_writers_bench [--seconds S]   (default 8 per configuration;
+//                                          MORAINE_BENCH_QUICK=1: 3)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/postgres_server.h"
+#include "duckdb.hpp"
+#include "duckdb_shim/host.h"
+#include "support/etcd_cluster.h"
+#include "support/writer_processes.h"
+
+namespace moraine::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Figures {
+  double commits_per_s = 0;
+  size_t acknowledged = 0;
+  size_t failed = 0;
+  double p50_ms = 0, p99_ms = 0;
+  std::string first_error;
+};
+
+// A catalog under test: the setup statements a session needs to reach a
+// fresh lake (LOAD, ATTACH ... AS lake); a new lake on every call.
+struct Catalog {
+  std::string label;
+  std::function<std::vector<std::string>(const std::string& data_path)> new_lake;
+};
+
+double Quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  return values[static_cast<size_t>(q * static_cast<double>(values.size() - 1))];
+}
+
+// Commits acknowledged per second of the common window.
+double WindowRate(const std::vector<test::WriterResult>& results, Clock::time_point begin,
+                  Clock::time_point end) {
+  size_t inside = 0;
+  for (const auto& result : results) {
+    for (const auto& commit : result.commits) {
+      if (commit.ok && commit.done > begin && commit.done <= end) ++inside;
+    }
+  }
+  return static_cast<double>(inside) / std::chrono::duration<double>(end - begin).count();
+}
+
+Figures Run(const Catalog& catalog, int writers, double seconds) {
+  char pattern[] = "/tmp/moraine-bench-files-XXXXXX";
+  if (!::mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");
+  const std::string files = std::string(pattern) + "/";
+  const std::vector<std::string> setup = catalog.new_lake(files);
+  {
+    duckdb_shim::Host host;
+    auto connection = host.Connect();
+    std::vector<std::string> statements = setup;
+    for (int w = 0; w < writers; ++w) {
+      statements.push_back("CREATE TABLE lake.t" + std::to_string(w) + " (w INTEGER, k INTEGER)");
+    }
+    for (const auto& statement : statements) {
+      auto result = connection->Query(statement);
+      if (result->HasError()) {
+        throw std::runtime_error(statement + " -> " + result->GetError());
+      }
+    }
+  }
+  // Every writer commits over one window, once all have started and
+  // attached (DuckDB and DuckLake load in each process first).
+  const auto start_at = Clock::now() + std::chrono::milliseconds(2000 + 500 * writers);
+  const auto stop_at = start_at + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(seconds));
+  test::WriterProcesses processes(MORAINE_DUCKLAKE_WRITER);
+  for (int w = 0; w < writers; ++w) {
+    test::WriterSpec spec{w, "lake.t" + std::to_string(w), 100000000, 0, setup};
+    spec.start_at = start_at;
+    spec.stop_at = stop_at;
+    processes.Start(spec);
+  }
+  const auto results = processes.Collect();
+  Figures figures;
+  std::vector<double> latencies;
+  for (const auto& result : results) {
+    if (result.exit_code != 0) {
+      throw std::runtime_error("writer " + std::to_string(result.writer) + " exited " +
+                               std::to_string(result.exit_code) + ": " + result.unexpected);
+    }
+    for (const auto& commit : result.commits) {
+      latencies.push_back(commit.latency_ms);
+      if (commit.ok) {
+        ++figures.acknowledged;
+      } else {
+        ++figures.failed;
+        if (figures.first_error.empty()) figures.first_error = commit.error.substr(0, 240);
+      }
+    }
+  }
+  figures.commits_per_s = WindowRate(results, start_at, stop_at);
+  figures.p50_ms = Quantile(latencies, 0.5);
+  figures.p99_ms = Quantile(latencies, 0.99);
+  std::error_code ignored;
+  std::filesystem::remove_all(pattern, ignored);
+  return figures;
+}
+
+}  // namespace
+}  // namespace moraine::bench
+
+int main(int argc, char** argv) {
+  using namespace moraine;
+  double seconds = std::getenv("MORAINE_BENCH_QUICK") ? 3 : 8;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--seconds") == 0) seconds = std::atof(argv[i + 1]);
+  }
+  std::printf(
+      "writers_bench: one-row INSERT commits through DuckLake SQL, one table per writer "
+      "process, %.0f s per configuration, DuckLake's default retry settings\n",
+      seconds);
+  std::fflush(stdout);
+  try {
+    if (auto why = test::EtcdUnavailableReason()) throw std::runtime_error(*why);
+    // Limits as the README asks of a cluster serving moraine.
+    test::EtcdCluster cluster(test::EtcdCluster::Options{
+        .flags = {"--max-txn-ops=4096", "--max-request-bytes=33554432"}});
+    bench::PostgresServer postgres;
+    int lakes = 0;
+    const std::vector<bench::Catalog> catalogs = {
+        {"moraine/etcd",
+         [&](const std::string& files) {
+           return std::vector<std::string>{
+               "ATTACH 'ducklake:moraine:" + cluster.Location("bench" + std::to_string(++lakes)) +
+               "' AS lake (DATA_PATH '" + files + "')"};
+         }},
+        {"postgres",
+         [&](const std::string& files) {
+           const std::string dsn = postgres.CreateDatabase("lake" + std::to_string(++lakes));
+           return std::vector<std::string>{
+               "LOAD '" MORAINE_POSTGRES_EXTENSION "'",
+               "ATTACH 'ducklake:postgres:" + dsn + "' AS lake (DATA_PATH '" + files + "')"};
+         }},
+    };
+    std::printf("\n%-8s %-14s %10s %8s %7s %9s %9s\n", "writers", "catalog", "commits/s", "acked",
+                "failed", "p50 ms", "p99 ms");
+    std::map<std::string, double> at_eight;
+    for (int writers : {1, 2, 4, 8}) {
+      for (const auto& catalog : catalogs) {
+        const bench::Figures f = bench::Run(catalog, writers, seconds);
+        std::printf("%-8d %-14s %10.1f %8zu %7zu %9.1f %9.1f\n", writers, catalog.label.c_str(),
+                    f.commits_per_s, f.acknowledged, f.failed, f.p50_ms, f.p99_ms);
+        if (!f.first_error.empty())
+          std::printf("         first failure: %s\n", f.first_error.c_str());
+        std::fflush(stdout);
+        if (writers == 8) at_eight[catalog.label] = f.commits_per_s;
+      }
+    }
+    if (at_eight["postgres"] > 0) {
+      std::printf("\n8 writers: moraine/etcd / postgres = %.2f\n",
+                  at_eight["moraine/etcd"] / at_eight["postgres"]);
+    }
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "writers_bench: %s\n", error.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,135 @@
+// moraine_ducklake_writer: one DuckLake writer process, for the multi-writer
+// tests and the writer benchmark. It opens its own DuckDB (moraine registered,
+// the pinned DuckLake loaded), runs the setup statements, then commits
+// one-row INSERTs, one autocommit statement each, through DuckLake SQL:
+//
+//   moraine_ducklake_writer --writer W --table lake.t --commits N
+//                           [--seconds S] [--start-at T] [--stop-at T]
+//                           [--sql STATEMENT]...
+//
+// Every --sql statement runs first, in order (LOAD, ATTACH, SET ...); any
+// failure there exits 2. Commit k (0-based) is `INSERT INTO <table> VALUES
+// (W, k)`. With --seconds it stops at N commits or after S seconds, whichever
+// comes first. --start-at / --stop-at (steady-clock microseconds, see <done
+// at> below) let several writers commit over one common window: the first
+// commit waits for start-at, none starts at or after stop-at. One line per commit on stdout,
+// flushed as it happens:
+//
+//   ok <k> <latency in microseconds> <done at>
+//   fail <k> <latency in microseconds> <done at> <DuckDB's error, on one line>
+//
+// <done at> is the steady clock (CLOCK_MONOTONIC, one clock for every process
+// of the machine) in microseconds when the statement returned.
+//
+// A failed commit does not stop the writer: the next k is tried. The exit
+// status is 0 once the loop ends, whatever the commits did; the caller judges.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "duckdb.hpp"
+#include "duckdb_shim/host.h"
+
+namespace {
+
+struct Args {
+  int writer = 0;
+  std::string table;
+  long commits = 0;
+  double seconds = 0;
+  long long start_at = 0;  // steady clock, microseconds; 0: at once
+  long long stop_at = 0;   // 0: no bound
+  std::vector<std::string> sql;
+};
+
+[[noreturn]] void Usage(const char* why) {
+  std::fprintf(stderr,
+               "moraine_ducklake_writer: %s\nusage: moraine_ducklake_writer --writer W --table T "
+               "--commits N [--seconds S] [--start-at T] [--stop-at T] [--sql STATEMENT]...\n",
+               why);
+  std::exit(2);
+}
+
+Args Parse(int argc, char** argv) {
+  Args args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) Usage(("no value after " + flag).c_str());
+    const std::string value = argv[++i];
+    if (flag == "--writer") {
+      args.writer = std::atoi(value.c_str());
+    } else if (flag == "--table") {
+      args.table = value;
+    } else if (flag == "--commits") {
+      args.commits = std::atol(value.c_str());
+    } else if (flag == "--seconds") {
+      args.seconds = std::atof(value.c_str());
+    } else if (flag == "--start-at") {
+      args.start_at = std::atoll(value.c_str());
+    } else if (flag == "--stop-at") {
+      args.stop_at = std::atoll(value.c_str());
+    } else if (flag == "--sql") {
+      args.sql.push_back(value);
+    } else {
+      Usage(("unknown flag " + flag).c_str());
+    }
+  }
+  if (args.table.empty() || args.commits <= 0) Usage("--table and --commits > 0 are required");
+  return args;
+}
+
+std::string OneLine(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args args = Parse(argc, argv);
+  moraine::duckdb_shim::Host host;
+  auto connection = host.Connect();
+  // DuckLake's catalog cache has an upstream race with several threads.
+  std::vector<std::string> setup = {"SET threads = 1"};
+  setup.insert(setup.end(), args.sql.begin(), args.sql.end());
+  for (const auto& statement : setup) {
+    auto result = connection->Query(statement);
+    if (result->HasError()) {
+      std::fprintf(stderr, "moraine_ducklake_writer: %s -> %s\n", statement.c_str(),
+                   result->GetError().c_str());
+      return 2;
+    }
+  }
+  using Clock = std::chrono::steady_clock;
+  const auto at = [](long long micros) {
+    return Clock::time_point(std::chrono::microseconds(micros));
+  };
+  if (args.start_at > 0) std::this_thread::sleep_until(at(args.start_at));
+  const auto stop = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(args.seconds));
+  for (long k = 0; k < args.commits; ++k) {
+    if (args.seconds > 0 && Clock::now() >= stop) break;
+    if (args.stop_at > 0 && Clock::now() >= at(args.stop_at)) break;
+    const std::string insert = "INSERT INTO " + args.table + " VALUES (" +
+                               std::to_string(args.writer) + ", " + std::to_string(k) + ")";
+    const auto begin = Clock::now();
+    auto result = connection->Query(insert);
+    const auto end = Clock::now();
+    const long long micros =
+        std::chrono::duration_cast<std::chrono::microseconds>(end - begin).count();
+    const long long done =
+        std::chrono::duration_cast<std::chrono::microseconds>(end.time_since_epoch()).count();
+    if (result->HasError()) {
+      std::printf("fail %ld %lld %lld %s\n", k, micros, done, OneLine(result->GetError()).c_str());
+    } else {
+      std::printf("ok %ld %lld %lld\n", k, micros, done);
+    }
+    std::fflush(stdout);
+  }
+  return 0;
+}

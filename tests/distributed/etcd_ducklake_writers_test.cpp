@@ -1,0 +1,228 @@
+// Several DuckLake writer processes on one lake on etcd: each process its own
+// DuckDB and its own ATTACH of the same prefix, committing one-row INSERTs
+// through DuckLake SQL with DuckLake's retry backoff (see Writer()). Afterwards
+// every acknowledged commit is in the lake exactly once, no failed one is,
+// snapshot ids are dense, and the lake equals a serial replay of the
+// acknowledged commits on RocksDB. Also: the leader killed -9 mid-load, and
+// a reader in another process seeing each new commit on its next transaction.
+//
+// MORAINE_ETCD_WRITERS_COMMITS=N changes the commits per writer (default 200).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <numeric>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "distributed/etcd_store_fixture.h"
+#include "support/attached_lake_state.h"
+#include "support/ducklake_session.h"
+#include "support/temp_dir.h"
+#include "support/writer_processes.h"
+
+namespace moraine::test {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+long CommitsPerWriter() {
+  const char* value = std::getenv("MORAINE_ETCD_WRITERS_COMMITS");
+  return value && *value ? std::atol(value) : 200;
+}
+
+class EtcdDuckLakeWritersTest : public EtcdStoreFixture {
+ public:
+  std::string Attach() const {
+    return "ATTACH 'ducklake:moraine:" + Location() + "' AS lake (DATA_PATH '" +
+           files_.path("files") + "/')";
+  }
+
+  // Creates `tables` (w INTEGER, k INTEGER) in one session; the number of
+  // setup snapshots (the lake's first one included) after it.
+  int64_t CreateTables(const std::vector<std::string>& tables) {
+    DuckLakeSession session;
+    session.Run(Attach());
+    for (const auto& table : tables) session.Run(CreateStatement(table));
+    return session.Head() + 1;
+  }
+  static std::string CreateStatement(const std::string& table) {
+    return "CREATE TABLE " + table + " (w INTEGER, k INTEGER)";
+  }
+
+  // DuckLake's retry settings stay at their defaults (100 ms x 1.5^k between
+  // attempts) except the attempt count: every writer here commits in a tight
+  // loop, so the lake's head is saturated and each retry wins against the
+  // others' stream of commits with a chance near 1/e whatever a commit costs;
+  // ten attempts then fail about one commit in a few hundred (on PostgreSQL
+  // too; see bench/writers_bench.cpp). Starvation, not a conflict: the test
+  // asserts that given attempts every commit lands.
+  WriterSpec Writer(int writer, const std::string& table, long commits, double seconds = 0) const {
+    return {writer, table, commits, seconds, {Attach(), "SET ducklake_max_retry_count = 100"}};
+  }
+
+  // Every acknowledged commit is there once, no failed one is, snapshot ids
+  // are 0..n-1 with n = setup + acknowledged, and the lake equals a serial
+  // replay of the creates and the acknowledged inserts on RocksDB.
+  void ExpectLakeHoldsExactlyTheAcknowledged(const std::vector<std::string>& tables,
+                                             int64_t setup_snapshots,
+                                             const std::vector<WriterResult>& results) {
+    std::map<std::string, std::set<std::pair<long, long>>> expected;
+    size_t acknowledged = 0;
+    for (const auto& result : results) {
+      for (long k : result.Acknowledged()) expected[result.table].insert({result.writer, k});
+      acknowledged += result.Acknowledged().size();
+    }
+    DuckLakeSession session;
+    session.Run(Attach());
+    for (const auto& table : tables) {
+      std::set<std::pair<long, long>> present;
+      for (const auto& row :
+           session.Query("SELECT w, k, count(*) FROM " + table + " GROUP BY ALL")) {
+        EXPECT_EQ(row[2], "1") << table << " holds (" << row[0] << ", " << row[1] << ") " << row[2]
+                               << " times";
+        present.insert({std::stol(row[0]), std::stol(row[1])});
+      }
+      EXPECT_EQ(present, expected[table]) << table << ": rows other than the acknowledged commits";
+    }
+    const auto ids = session.Query(
+        "SELECT snapshot_id FROM __ducklake_metadata_lake.ducklake_snapshot ORDER BY 1");
+    ASSERT_EQ(ids.size(), static_cast<size_t>(setup_snapshots) + acknowledged);
+    for (size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(ids[i][0], std::to_string(i)) << "not dense";
+
+    TempDir replay_dir;
+    DuckLakeSession replay;
+    replay.Run("ATTACH 'ducklake:moraine:" + replay_dir.path("lake.moraine") +
+               "' AS lake (DATA_PATH '" + replay_dir.path("files") + "/')");
+    for (const auto& table : tables) replay.Run(CreateStatement(table));
+    for (const auto& result : results) {
+      for (long k : result.Acknowledged()) {
+        replay.Run("INSERT INTO " + result.table + " VALUES (" + std::to_string(result.writer) +
+                   ", " + std::to_string(k) + ")");
+      }
+    }
+    EXPECT_EQ(AttachedLakeState(session), AttachedLakeState(replay));
+  }
+
+  static void PrintFigures(const char* what, const std::vector<WriterResult>& results,
+                           double seconds) {
+    std::vector<double> latencies;
+    size_t failed = 0, acknowledged = 0;
+    for (const auto& result : results) {
+      for (const auto& commit : result.commits) latencies.push_back(commit.latency_ms);
+      failed += result.Failed().size();
+      acknowledged += result.Acknowledged().size();
+    }
+    std::sort(latencies.begin(), latencies.end());
+    const auto at = [&](double q) {
+      return latencies.empty() ? 0.0 : latencies[static_cast<size_t>(q * (latencies.size() - 1))];
+    };
+    std::printf(
+        "[ figures  ] %s: %zu acknowledged, %zu failed in %.1f s (%.1f commits/s), latency p50 "
+        "%.1f ms, p99 %.1f ms\n",
+        what, acknowledged, failed, seconds, acknowledged / seconds, at(0.5), at(0.99));
+  }
+
+  TempDir files_;  // the lake's data files
+};
+
+std::string Failures(const std::vector<WriterResult>& results) {
+  std::string out;
+  for (const auto& result : results) {
+    if (result.exit_code != 0 || !result.unexpected.empty()) {
+      out += "writer " + std::to_string(result.writer) + " exit " +
+             std::to_string(result.exit_code) + ": " + result.unexpected + "\n";
+    }
+    const auto failed = result.Failed();
+    for (size_t i = 0; i < failed.size() && i < 5; ++i) {
+      out += "writer " + std::to_string(result.writer) + " commit " + std::to_string(failed[i]->k) +
+             ": " + failed[i]->error + "\n";
+    }
+    if (failed.size() > 5) out += "... and " + std::to_string(failed.size() - 5) + " more\n";
+  }
+  return out;
+}
+
+// Four writer processes, writer w on tables[w % tables.size()], `commits`
+// each; none fails and the lake holds exactly what they acknowledged.
+void FourWritersLoseNothing(EtcdDuckLakeWritersTest& test, const char* what,
+                            const std::vector<std::string>& tables, long commits) {
+  const int64_t setup = test.CreateTables(tables);
+  WriterProcesses writers(MORAINE_DUCKLAKE_WRITER);
+  const auto start = Clock::now();
+  for (int w = 0; w < 4; ++w) writers.Start(test.Writer(w, tables[w % tables.size()], commits));
+  const auto results = writers.Collect();
+  test.PrintFigures(what, results, std::chrono::duration<double>(Clock::now() - start).count());
+  EXPECT_EQ(Failures(results), "");
+  test.ExpectLakeHoldsExactlyTheAcknowledged(tables, setup, results);
+}
+
+TEST_F(EtcdDuckLakeWritersTest, FourProcessesOnFourTablesLoseNothing) {
+  FourWritersLoseNothing(*this, "4 processes, 4 tables",
+                         {"lake.t0", "lake.t1", "lake.t2", "lake.t3"}, CommitsPerWriter());
+}
+
+TEST_F(EtcdDuckLakeWritersTest, FourProcessesOnOneTableLoseNothing) {
+  FourWritersLoseNothing(*this, "4 processes, 1 table", {"lake.t"}, CommitsPerWriter() / 2);
+}
+
+// The leader dies (kill -9) while three writers commit, and comes back
+// later: no acknowledged commit is lost or doubled, no failed one landed,
+// and every writer commits again after the new leader is elected.
+TEST_F(EtcdDuckLakeWritersTest, LeaderKilledMidLoadLosesNothing) {
+  const std::vector<std::string> tables = {"lake.t0", "lake.t1", "lake.t2"};
+  const int64_t setup = CreateTables(tables);
+  constexpr double kSeconds = 16;
+  WriterProcesses writers(MORAINE_DUCKLAKE_WRITER);
+  const auto start = Clock::now();
+  for (int w = 0; w < 3; ++w) writers.Start(Writer(w, tables[w], 1000000, kSeconds));
+  std::this_thread::sleep_for(std::chrono::seconds(5));
+  const int leader = cluster().Leader();
+  ASSERT_GE(leader, 0);
+  cluster().Kill(leader);
+  const auto killed_at = Clock::now();
+  std::this_thread::sleep_for(std::chrono::seconds(5));
+  cluster().Restart(leader);
+  auto results = writers.Collect();
+  PrintFigures("3 processes, leader killed", results,
+               std::chrono::duration<double>(Clock::now() - start).count());
+  ASSERT_TRUE(cluster().WaitHealthy(std::chrono::seconds(20)));
+  // Writers went on after the failure: each acknowledged commits that
+  // returned well after the kill, so after a new leader was elected (etcd's
+  // election timeout is 1 s).
+  const auto reelected = killed_at + std::chrono::seconds(2);
+  for (const auto& result : results) {
+    EXPECT_EQ(result.exit_code, 0) << result.unexpected;
+    const auto after = std::count_if(result.commits.begin(), result.commits.end(),
+                                     [&](const auto& c) { return c.ok && c.done > reelected; });
+    EXPECT_GT(after, 0) << "writer " << result.writer << " committed nothing after the kill";
+    for (const auto* failed : result.Failed()) {
+      std::printf("[ failed   ] writer %d commit %ld: %s\n", result.writer, failed->k,
+                  failed->error.substr(0, 300).c_str());
+    }
+  }
+  ExpectLakeHoldsExactlyTheAcknowledged(tables, setup, results);
+}
+
+// A session in this process, attached before any writer ran, sees each
+// commit another process made on its next transaction.
+TEST_F(EtcdDuckLakeWritersTest, ReaderInAnotherProcessSeesNewCommitsOnItsNextTransaction) {
+  CreateTables({"lake.t"});
+  DuckLakeSession reader;
+  reader.Run(Attach());
+  EXPECT_EQ(reader.Query("SELECT count(*) FROM lake.t"), (Rows{{"0"}}));
+  for (int round = 1; round <= 3; ++round) {
+    WriterProcesses writer(MORAINE_DUCKLAKE_WRITER);
+    writer.Start(Writer(round, "lake.t", 1));
+    const auto results = writer.Collect();
+    ASSERT_EQ(results[0].Acknowledged().size(), 1u) << Failures(results);
+    EXPECT_EQ(reader.Query("SELECT count(*), max(w) FROM lake.t"),
+              (Rows{{std::to_string(round), std::to_string(round)}}));
+  }
+}
+
+}  // namespace
+}  // namespace moraine::test

@@ -1,0 +1,157 @@
+// DuckLake writer processes (moraine_ducklake_writer, see
+// tests/distributed/ducklake_writer_main.cpp) started together and collected:
+// what each acknowledged, what failed and why, and every commit's latency.
+// Shared by the multi-writer tests and the writer benchmark.
+//
+// Not thread-safe: start and collect from one thread.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace moraine::test {
+
+struct WriterSpec {
+  int writer = 0;
+  std::string table;  // e.g. "lake.t0"; commit k inserts (writer, k)
+  long commits = 0;
+  double seconds = 0;            // 0: no time bound
+  std::vector<std::string> sql;  // setup statements: LOAD, ATTACH, SET ...
+  // A common window for several writers (steady clock; epoch: unbounded):
+  // the first commit waits for start_at, none starts at or after stop_at.
+  std::chrono::steady_clock::time_point start_at{}, stop_at{};
+};
+
+struct WriterCommit {
+  long k = 0;
+  bool ok = false;
+  double latency_ms = 0;
+  // When the statement returned, on the steady clock (one clock for every
+  // process of the machine).
+  std::chrono::steady_clock::time_point done;
+  std::string error;  // DuckDB's, when !ok
+};
+
+struct WriterResult {
+  int writer = 0;
+  std::string table;
+  std::vector<WriterCommit> commits;  // in order
+  std::string unexpected;             // output that is no commit line
+  int exit_code = -1;
+
+  std::vector<long> Acknowledged() const {
+    std::vector<long> out;
+    for (const auto& commit : commits) {
+      if (commit.ok) out.push_back(commit.k);
+    }
+    return out;
+  }
+  std::vector<const WriterCommit*> Failed() const {
+    std::vector<const WriterCommit*> out;
+    for (const auto& commit : commits) {
+      if (!commit.ok) out.push_back(&commit);
+    }
+    return out;
+  }
+};
+
+// Single quotes for the shell around any text.
+inline std::string ShellQuote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+class WriterProcesses {
+ public:
+  explicit WriterProcesses(std::string executable) : executable_(std::move(executable)) {}
+  ~WriterProcesses() {
+    for (auto& running : running_) {
+      if (running.pipe) ::pclose(running.pipe);
+    }
+  }
+  WriterProcesses(const WriterProcesses&) = delete;
+  WriterProcesses& operator=(const WriterProcesses&) = delete;
+
+  // Starts one writer process; it runs until its loop ends.
+  void Start(const WriterSpec& spec) {
+    std::string command = ShellQuote(executable_) + " --writer " + std::to_string(spec.writer) +
+                          " --table " + ShellQuote(spec.table) + " --commits " +
+                          std::to_string(spec.commits);
+    if (spec.seconds > 0) command += " --seconds " + std::to_string(spec.seconds);
+    const auto micros = [](std::chrono::steady_clock::time_point t) {
+      return std::to_string(
+          std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count());
+    };
+    if (spec.start_at.time_since_epoch().count() > 0)
+      command += " --start-at " + micros(spec.start_at);
+    if (spec.stop_at.time_since_epoch().count() > 0)
+      command += " --stop-at " + micros(spec.stop_at);
+    for (const auto& statement : spec.sql) command += " --sql " + ShellQuote(statement);
+    command += " 2>&1";
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (!pipe) throw std::runtime_error("cannot start " + executable_);
+    running_.push_back({pipe, spec});
+  }
+
+  // Waits for every started writer and parses what each printed.
+  std::vector<WriterResult> Collect() {
+    std::vector<WriterResult> results;
+    for (auto& running : running_) {
+      WriterResult result;
+      result.writer = running.spec.writer;
+      result.table = running.spec.table;
+      std::string line;
+      char buffer[4096];
+      while (std::fgets(buffer, sizeof(buffer), running.pipe)) {
+        line += buffer;
+        if (line.empty() || line.back() != '\n') continue;
+        line.pop_back();
+        Parse(line, &result);
+        line.clear();
+      }
+      if (!line.empty()) Parse(line, &result);
+      const int status = ::pclose(running.pipe);
+      running.pipe = nullptr;
+      result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      results.push_back(std::move(result));
+    }
+    running_.clear();
+    return results;
+  }
+
+ private:
+  struct Running {
+    FILE* pipe = nullptr;
+    WriterSpec spec;
+  };
+
+  static void Parse(const std::string& line, WriterResult* result) {
+    WriterCommit commit;
+    long long micros = 0, done = 0;
+    int consumed = 0;
+    if (std::sscanf(line.c_str(), "ok %ld %lld %lld", &commit.k, &micros, &done) == 3) {
+      commit.ok = true;
+    } else if (std::sscanf(line.c_str(), "fail %ld %lld %lld %n", &commit.k, &micros, &done,
+                           &consumed) == 3) {
+      commit.error = line.substr(static_cast<size_t>(consumed));
+    } else {
+      result->unexpected += line + "\n";
+      return;
+    }
+    commit.latency_ms = static_cast<double>(micros) / 1000.0;
+    commit.done = std::chrono::steady_clock::time_point(std::chrono::microseconds(done));
+    result->commits.push_back(std::move(commit));
+  }
+
+  std::string executable_;
+  std::vector<Running> running_;
+};
+
+}  // namespace moraine::test
