@@ -292,7 +292,11 @@ class FileRun {
     return slt::SubstituteLoopVariables(slt::SubstituteKeywords(text, substitution_), bindings);
   }
 
-  void SetVariable(const std::string& name, const std::string& value) {
+  // The value is expanded once, here: a {UUID} in it names one thing for the
+  // whole file (the file's catalog, attached, detached and attached again),
+  // not a fresh one at every use.
+  void SetVariable(const std::string& name, const std::string& raw_value) {
+    const std::string value = slt::SubstituteKeywords(raw_value, substitution_);
     for (auto& variable : substitution_.variables) {
       if (variable.first == name) {
         variable.second = value;

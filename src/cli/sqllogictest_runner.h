@@ -8,6 +8,9 @@
 //   current one (a file keeps its state, memory loses it; ATTACHed lakes are
 //   gone either way and the test re-attaches them);
 // - a file stops at its first failing record (`--keep-going` reports them all);
+// - a variable (test-env, require-env, --env) is expanded when it is bound,
+//   so a {UUID} in its value stays one value for the whole file: a file's
+//   DUCKLAKE_CONNECTION names one catalog, however often it re-attaches it;
 // - `require X` that cannot be met, and `require-env` on an unset variable,
 //   skip the whole file; so does a file whose every record is excluded;
 // - `concurrentloop` / `concurrentforeach` run each iteration on a thread and
