@@ -352,8 +352,13 @@ class FileRun {
           break;
         }
         case RecordKind::kTestEnv: {
-          const std::string* value = LookupEnv(record.params[0]);
-          SetVariable(record.params[0], value ? *value : record.params[1]);
+          const std::string& name = record.params[0];
+          const std::string* value = LookupEnv(name);
+          std::string prefix;
+          for (const auto& [prefixed, text] : options_.env_prefix) {
+            if (prefixed == name) prefix = text;
+          }
+          SetVariable(name, prefix + (value ? *value : record.params[1]));
           break;
         }
         case RecordKind::kLoad: {

@@ -29,6 +29,11 @@ struct SqllogictestOptions {
   std::vector<std::string> files;
   // --env NAME=VALUE: the value test-env NAME takes (before the environment and the default).
   std::vector<std::pair<std::string, std::string>> env;
+  // --env-prefix NAME=PREFIX: test-env NAME takes PREFIX followed by the value
+  // it takes otherwise (--env, the environment, or the file's default), e.g.
+  // DUCKLAKE_CONNECTION=moraine: puts each file's catalog where the file
+  // itself names it, as a moraine store.
+  std::vector<std::pair<std::string, std::string>> env_prefix;
   bool keep_going = false;  // report every failing record of a file, not just the first
   bool verbose = false;     // name every file and its outcome
 };
