@@ -10,19 +10,13 @@
 #include <string>
 
 #include "support/ducklake_session.h"
+#include "support/lake_sql.h"
 #include "support/temp_dir.h"
 
 namespace moraine {
 namespace {
 
 using test::Rows;
-
-std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
-}
 
 class WriteOrder : public ::testing::Test {
  protected:
@@ -34,9 +28,8 @@ class WriteOrder : public ::testing::Test {
                  dir_.path("stock_files") + "/'" + options + ")");
   }
 
-  // `$L` names the lake, `$M` its metadata catalog.
   static std::string On(const std::string& sql, const std::string& lake) {
-    return ReplaceAll(ReplaceAll(sql, "$M", "__ducklake_metadata_" + lake), "$L", lake);
+    return test::OnLake(sql, lake);
   }
 
   void RunBoth(const std::string& sql) {

@@ -15,21 +15,13 @@ using catalog::Cell;
 using catalog::Row;
 using commit::ColumnBound;
 using commit::RowHandle;
-using commit::RowTransaction;
 using commit::ScanRequest;
 using test::ColumnRow;
 using test::kNull;
+using test::ScanAll;
 
 // ducklake_column: column_id 0, end_snapshot 2, table_id 3, column_name 5.
 constexpr size_t kColumnId = 0, kEnd = 2, kTableId = 3, kName = 5;
-
-std::vector<std::pair<RowHandle, Row>> Scan(RowTransaction& txn, std::string_view table,
-                                            const ScanRequest& request = {}) {
-  std::vector<std::pair<RowHandle, Row>> rows;
-  txn.ScanProjected(table, request,
-                    [&](RowHandle handle, const Row& row) { rows.emplace_back(handle, row); });
-  return rows;
-}
 
 // (table_id, column_id, name) of each ducklake_column row a scan returns.
 std::vector<std::tuple<int64_t, int64_t, std::string>> Columns(
@@ -66,7 +58,7 @@ using Expected = std::vector<std::tuple<int64_t, int64_t, std::string>>;
 
 TEST_F(WriteOrderTest, AScanReturnsRowsInWriteOrderAcrossCommits) {
   auto txn = commit::BeginRowTransaction(store_);
-  EXPECT_EQ(Columns(Scan(*txn, "ducklake_column")),
+  EXPECT_EQ(Columns(ScanAll(*txn, "ducklake_column")),
             (Expected{{2, 1, "b1"}, {1, 1, "a1"}, {1, 2, "a2"}}));
 }
 
@@ -75,7 +67,7 @@ TEST_F(WriteOrderTest, AKeyOnlyProjectionKeepsWriteOrder) {
   ScanRequest request;
   request.columns = std::vector<size_t>{kTableId, kColumnId};
   request.handles = false;
-  const auto rows = Scan(*txn, "ducklake_column", request);
+  const auto rows = ScanAll(*txn, "ducklake_column", request);
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].second[kTableId], Cell(int64_t{2}));
   EXPECT_EQ(rows[1].second[kTableId], Cell(int64_t{1}));
@@ -86,7 +78,7 @@ TEST_F(WriteOrderTest, AKeyOnlyProjectionKeepsWriteOrder) {
 TEST_F(WriteOrderTest, AnUpdateKeepsTheRowsPlaceAndANewVersionComesLast) {
   {
     auto txn = commit::BeginRowTransaction(store_);
-    for (auto& [handle, row] : Scan(*txn, "ducklake_column")) {
+    for (auto& [handle, row] : ScanAll(*txn, "ducklake_column")) {
       if (row[kTableId] != Cell(int64_t{2})) continue;
       Row ended = row;
       ended[kEnd] = int64_t{2};  // to history
@@ -94,17 +86,17 @@ TEST_F(WriteOrderTest, AnUpdateKeepsTheRowsPlaceAndANewVersionComesLast) {
     }
     txn->Insert("ducklake_column", ColumnRow(2, 1, "b1 renamed", 2));
     // Staged rows follow the committed ones, as DuckDB's local storage does.
-    EXPECT_EQ(Columns(Scan(*txn, "ducklake_column")),
+    EXPECT_EQ(Columns(ScanAll(*txn, "ducklake_column")),
               (Expected{{2, 1, "b1"}, {1, 1, "a1"}, {1, 2, "a2"}, {2, 1, "b1 renamed"}}));
     txn->Commit();
   }
   auto txn = commit::BeginRowTransaction(store_);
-  EXPECT_EQ(Columns(Scan(*txn, "ducklake_column")),
+  EXPECT_EQ(Columns(ScanAll(*txn, "ducklake_column")),
             (Expected{{2, 1, "b1"}, {1, 1, "a1"}, {1, 2, "a2"}, {2, 1, "b1 renamed"}}));
   // Narrowed by the leading key column: the same order within the range.
   ScanRequest narrowed;
   narrowed.bounds = {ColumnBound{kTableId, int64_t{2}, int64_t{2}}};
-  EXPECT_EQ(Columns(Scan(*txn, "ducklake_column", narrowed)),
+  EXPECT_EQ(Columns(ScanAll(*txn, "ducklake_column", narrowed)),
             (Expected{{2, 1, "b1"}, {2, 1, "b1 renamed"}}));
 }
 
@@ -122,14 +114,14 @@ TEST_F(WriteOrderTest, OptionsComeInTheOrderTheyWereSetAndKeepTheirPlaceWhenUpda
     txn->Commit();
   }
   auto txn = commit::BeginRowTransaction(store_);
-  for (auto& [handle, row] : Scan(*txn, "ducklake_metadata")) {
+  for (auto& [handle, row] : ScanAll(*txn, "ducklake_metadata")) {
     if (row[0] != Cell(std::string("a"))) continue;
     Row updated = row;
     updated[1] = std::string("3");
     txn->Update("ducklake_metadata", handle, updated);
   }
   std::vector<std::string> keys;
-  for (const auto& [handle, row] : Scan(*txn, "ducklake_metadata")) {
+  for (const auto& [handle, row] : ScanAll(*txn, "ducklake_metadata")) {
     keys.push_back(std::get<std::string>(row[0]) + "=" + std::get<std::string>(row[1]));
   }
   EXPECT_EQ(keys, (std::vector<std::string>{"version=1.0", "a=3", "b=2"}));
