@@ -181,6 +181,30 @@ class StoreRowTransaction final : public RowTransaction {
     view_.Put(key, inlined::ExistenceValue(*inlined, spec));
   }
 
+  std::optional<SnapshotCounters> LatestSnapshot() override {
+    // The head is rewritten by every commit to the newest snapshot id; rows
+    // this transaction staged may name a newer one.
+    int64_t newest = head_value_ ? static_cast<int64_t>(head_.snapshot_id()) : -1;
+    if (max_inserted_snapshot_) newest = std::max(newest, *max_inserted_snapshot_);
+    if (newest < 0) return std::nullopt;
+    constexpr size_t kId = 0, kSchemaVersion = 2, kNextCatalogId = 3, kNextFileId = 4;
+    const ScanRequest request{{ColumnBound{.column = kId, .lower = newest, .upper = newest}},
+                              std::vector<size_t>{kId, kSchemaVersion, kNextCatalogId, kNextFileId},
+                              false};
+    std::optional<SnapshotCounters> found;
+    ScanProjected("ducklake_snapshot", request, [&](RowHandle, const Row& row) {
+      if (std::get<int64_t>(row[kId]) != newest) return;
+      found = SnapshotCounters{newest, std::get<int64_t>(row[kSchemaVersion]),
+                               std::get<int64_t>(row[kNextCatalogId]),
+                               std::get<int64_t>(row[kNextFileId])};
+    });
+    if (!found) {
+      throw store::CorruptionError("the head of the moraine store names snapshot " +
+                                   std::to_string(newest) + ", which the store does not hold");
+    }
+    return found;
+  }
+
   void DropTable(std::string_view name) override {
     RequireOpen();
     auto inlined = catalog::ParseInlinedTableName(name);

@@ -79,6 +79,37 @@ struct ScanRequest {
   bool handles = true;
 };
 
+// The counters DuckLake keeps per snapshot (a ducklake_snapshot row without
+// its time): what a DuckLake transaction pins when it begins.
+struct SnapshotCounters {
+  int64_t snapshot_id = 0;
+  int64_t schema_version = 0;
+  int64_t next_catalog_id = 0;
+  int64_t next_file_id = 0;
+  bool operator==(const SnapshotCounters&) const = default;
+};
+
+// A table's ducklake_table_stats row joined with its ducklake_table_column_stats
+// rows: what DuckLake reads before a commit to the table. An unset optional is
+// a NULL cell.
+struct ColumnStats {
+  int64_t column_id = 0;
+  std::optional<bool> contains_null;
+  std::optional<bool> contains_nan;
+  std::optional<std::string> min_value;
+  std::optional<std::string> max_value;
+  std::optional<std::string> extra_stats;
+  bool operator==(const ColumnStats&) const = default;
+};
+struct TableStats {
+  int64_t table_id = 0;
+  int64_t record_count = 0;
+  int64_t next_row_id = 0;
+  int64_t file_size_bytes = 0;
+  std::vector<ColumnStats> columns;  // by column_id
+  bool operator==(const TableStats&) const = default;
+};
+
 // The schema a catalog's tables are served under unless it was created under
 // another name.
 inline constexpr std::string_view kDefaultSchemaName = "main";
@@ -137,6 +168,18 @@ class RowTransaction {
   // The row `handle` names, as this transaction sees it now.
   virtual Row GetRow(RowHandle handle) = 0;
   virtual void Delete(std::string_view table, RowHandle handle) = 0;
+
+  // The newest snapshot this transaction sees, staged rows included: the row
+  // DuckLake's `MAX(snapshot_id)` probe finds, read in O(1) from the head
+  // instead of over every snapshot. nullopt while DuckLake has not
+  // initialized the store. Throws store::CorruptionError if the head names a
+  // snapshot the store does not hold.
+  virtual std::optional<SnapshotCounters> LatestSnapshot() = 0;
+
+  // The stats of table `table_id` as this transaction sees them, or nullopt
+  // when it has no ducklake_table_stats row with a record count and a size
+  // (DuckLake's own query skips such a row too).
+  std::optional<TableStats> GlobalTableStats(int64_t table_id);
 
   // --- The catalog version (RFC 0012) ---
   // The global `version` option exactly as recorded (DuckLake's scans see

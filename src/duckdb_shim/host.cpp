@@ -4,6 +4,7 @@
 
 #include "duckdb.hpp"
 #include "duckdb_shim/default_data_path.h"
+#include "duckdb_shim/native_metadata_manager.h"
 #include "duckdb_shim/sql_functions.h"
 #include "duckdb_shim/storage_extension.h"
 
@@ -36,6 +37,7 @@ Host::Host(const HostOptions& options) {
     throw std::runtime_error("moraine: could not load DuckLake from " + extension + ": " +
                              result->GetError());
   }
+  NativeMetadataManager::EnsureRegistered();
 }
 
 Host::~Host() = default;

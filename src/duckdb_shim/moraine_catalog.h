@@ -99,6 +99,11 @@ class MoraineCatalog : public duckdb::Catalog {
 
   const std::shared_ptr<store::KvStore>& store() const { return store_; }
   catalog::CatalogVersion shape() const { return shape_; }
+  // Whether DuckLake's reads of this catalog may be answered by moraine's
+  // native metadata manager (the default) or only by DuckLake's SQL
+  // (ATTACH ... (META_NATIVE_MANAGER false)). Fixed at attach.
+  bool native_manager() const { return native_manager_; }
+  void set_native_manager(bool enabled) { native_manager_ = enabled; }
 
   void Initialize(bool load_builtin) override;
   duckdb::string GetCatalogType() override { return "moraine"; }
@@ -143,6 +148,7 @@ class MoraineCatalog : public duckdb::Catalog {
 
   std::shared_ptr<store::KvStore> store_;
   catalog::CatalogVersion shape_;
+  bool native_manager_ = true;
   std::mutex schemas_mutex_;
   duckdb::case_insensitive_map_t<std::unique_ptr<MoraineSchemaEntry>> schemas_;
 };

@@ -7,6 +7,7 @@
 #include "duckdb/main/extension/extension_loader.hpp"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
+#include "duckdb_shim/native_metadata_manager.h"
 #include "duckdb_shim/tool_values.h"
 #include "store/error.h"
 #include "tools/column_lineage.h"
@@ -249,6 +250,39 @@ duckdb::unique_ptr<duckdb::FunctionData> InspectBind(duckdb::ClientContext& cont
       [](const store::KvSnapshot& snapshot) { return tools::TakeCensus(snapshot).census; });
 }
 
+duckdb::unique_ptr<duckdb::FunctionData> NativeManagerBind(
+    duckdb::ClientContext&, duckdb::TableFunctionBindInput&,
+    duckdb::vector<duckdb::LogicalType>& types, duckdb::vector<duckdb::string>& names) {
+  types = {duckdb::LogicalType::VARCHAR, duckdb::LogicalType::VARCHAR,
+           duckdb::LogicalType::VARCHAR, duckdb::LogicalType::UBIGINT,
+           duckdb::LogicalType::UBIGINT, duckdb::LogicalType::UBIGINT};
+  names = {"state",
+           "reason",
+           "ducklake",
+           "managers_created",
+           "native_snapshot_reads",
+           "native_stats_reads"};
+  return duckdb::make_uniq<duckdb::TableFunctionData>();
+}
+
+// moraine_native_manager(): whether moraine's DuckLake metadata manager is
+// registered in this process, why not, and how often it answered.
+void NativeManagerStatus(duckdb::ClientContext&, duckdb::TableFunctionInput& input,
+                         duckdb::DataChunk& output) {
+  auto& state = input.global_state->Cast<RunOnceState>();
+  if (state.done) return;
+  state.done = true;
+  const auto status = NativeMetadataManager::CurrentStatus();
+  output.SetCardinality(1);
+  output.SetValue(0, 0, duckdb::Value(NativeMetadataManager::StateName(status.state)));
+  output.SetValue(1, 0, status.reason.empty() ? duckdb::Value() : duckdb::Value(status.reason));
+  output.SetValue(
+      2, 0, status.ducklake_path.empty() ? duckdb::Value() : duckdb::Value(status.ducklake_path));
+  output.SetValue(3, 0, duckdb::Value::UBIGINT(status.managers_created));
+  output.SetValue(4, 0, duckdb::Value::UBIGINT(status.native_snapshot_reads));
+  output.SetValue(5, 0, duckdb::Value::UBIGINT(status.native_stats_reads));
+}
+
 }  // namespace
 
 void RegisterSqlFunctions(duckdb::DatabaseInstance& database) {
@@ -274,6 +308,10 @@ void RegisterSqlFunctions(duckdb::DatabaseInstance& database) {
       duckdb::TableFunction("moraine_verify", {text}, ScanTool, VerifyBind, InitToolScan));
   loader.RegisterFunction(
       duckdb::TableFunction("moraine_inspect", {text}, ScanTool, InspectBind, InitToolScan));
+  loader.RegisterFunction(duckdb::TableFunction("moraine_native_manager", {}, NativeManagerStatus,
+                                                NativeManagerBind, InitRunOnce));
+  // DuckLake may have been loaded before moraine.
+  NativeMetadataManager::EnsureRegistered();
 }
 
 }  // namespace moraine::duckdb_shim

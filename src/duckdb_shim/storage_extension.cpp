@@ -14,6 +14,7 @@
 #include "duckdb/storage/storage_extension.hpp"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
+#include "duckdb_shim/native_metadata_manager.h"
 #include "store/error.h"
 #include "store/etcd_location.h"
 
@@ -82,6 +83,16 @@ class StoreRegistry {
   std::map<std::string, Handles> handles_;
 };
 
+// ATTACH 'ducklake:moraine:...' (META_NATIVE_MANAGER false) reaches the
+// metadata catalog's attach as `native_manager false`.
+bool NativeManagerOption(duckdb::AttachOptions& options) {
+  auto entry = options.options.find("native_manager");
+  if (entry == options.options.end()) return true;
+  const bool enabled = entry->second.DefaultCastAs(duckdb::LogicalType::BOOLEAN).GetValue<bool>();
+  options.options.erase(entry);
+  return enabled;
+}
+
 duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
     duckdb::optional_ptr<duckdb::StorageExtensionInfo>, duckdb::ClientContext&,
     duckdb::AttachedDatabase& db, const duckdb::string&, duckdb::AttachInfo& info,
@@ -99,7 +110,12 @@ duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
   } catch (const store::Error& error) {
     ThrowAsDuckDB(error);
   }
-  return duckdb::make_uniq<MoraineCatalog>(db, std::move(store), shape);
+  auto catalog = duckdb::make_uniq<MoraineCatalog>(db, std::move(store), shape);
+  catalog->set_native_manager(NativeManagerOption(options));
+  // DuckLake attaches its metadata catalog after it is loaded and before the
+  // transactions that read it: the first moment moraine can register.
+  NativeMetadataManager::EnsureRegistered();
+  return catalog;
 }
 
 duckdb::unique_ptr<duckdb::TransactionManager> CreateTransactionManager(

@@ -242,8 +242,10 @@ class Lakes {
     // whatever differs then is DuckLake's own nondeterminism.
     const std::string moraine_target = options_.control ? LakeDir(kMoraine) + "/control.ducklake"
                                                         : "moraine:" + LakeDir(kMoraine) + "/store";
+    const std::string manager =
+        options_.control || options_.native_manager ? "" : ", META_NATIVE_MANAGER false";
     Must(*check_, "ATTACH 'ducklake:" + moraine_target + "' AS " + kMoraine + " (DATA_PATH '" +
-                      LakeDir(kMoraine) + "/files/')");
+                      LakeDir(kMoraine) + "/files/'" + manager + ")");
     Must(*check_, "ATTACH 'ducklake:" + LakeDir(kStock) + "/stock.ducklake' AS " + kStock +
                       " (DATA_PATH '" + LakeDir(kStock) + "/files/')");
   }
@@ -592,6 +594,8 @@ Options OptionsFromEnvironment() {
   options.control = control && std::string(control) == "1";
   const char* sweep = std::getenv("MORAINE_DIFF_SWEEP");
   options.sweep_at_end_only = sweep && std::string(sweep) == "end";
+  const char* native = std::getenv("MORAINE_DIFF_NATIVE");
+  options.native_manager = !(native && std::string(native) == "0");
   return options;
 }
 

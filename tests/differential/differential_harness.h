@@ -65,10 +65,15 @@ struct Options {
   // Attach a second stock catalog in moraine's place: a control run that
   // shows DuckLake's own nondeterminism between two identical lakes.
   bool control = false;
+  // Let moraine's native DuckLake metadata manager answer what it can (the
+  // default); false attaches with META_NATIVE_MANAGER false, so DuckLake's
+  // SQL reads every answer from the ducklake_* tables.
+  bool native_manager = true;
 };
 
 // Options from the environment: MORAINE_DIFF_CONTROL=1 (control run),
-// MORAINE_DIFF_SWEEP=end (sweep_at_end_only).
+// MORAINE_DIFF_SWEEP=end (sweep_at_end_only), MORAINE_DIFF_NATIVE=0
+// (native_manager off).
 Options OptionsFromEnvironment();
 
 // Runs `statements` against a fresh moraine lake and a fresh stock lake.

@@ -29,6 +29,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "differential/differential_harness.h"
@@ -93,10 +94,11 @@ std::vector<std::string> Shrink(std::vector<std::string> statements, const Misma
 
 // Runs one random seed; on a mismatch shrinks it, writes the reproducer and
 // returns the failure's description (empty: the lakes agreed).
-std::string RunSeed(uint64_t seed, size_t length) {
+std::string RunSeed(uint64_t seed, size_t length,
+                    const Options& options = OptionsFromEnvironment()) {
   const auto statements =
       GenerateRandomScript(seed, length, EnvInt("MORAINE_DIFF_KNOWN_DIVERGENCES", 0) != 1);
-  const RunResult result = RunDifferential(statements, OptionsFromEnvironment());
+  const RunResult result = RunDifferential(statements, options);
   auto& coverage = Coverage()["random seeds"];
   for (const auto& [table, rows] : result.max_rows) {
     coverage[table] = std::max(coverage[table], rows);
@@ -105,7 +107,7 @@ std::string RunSeed(uint64_t seed, size_t length) {
   const std::string name = "seed " + std::to_string(seed);
   std::string description = Describe(name, statements.size(), *result.mismatch);
   const auto minimal = Shrink(statements, *result.mismatch);
-  const RunResult again = RunDifferential(minimal, OptionsFromEnvironment());
+  const RunResult again = RunDifferential(minimal, options);
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("moraine-diff-seed-" + std::to_string(seed) + ".sql"))
                                .string();
@@ -127,14 +129,28 @@ std::vector<std::string> ScriptFiles() {
   return files;
 }
 
-class Scripts : public ::testing::TestWithParam<std::string> {};
+// Each script and seed runs twice: with moraine's native DuckLake metadata
+// manager answering what it can, and with DuckLake's SQL answering all.
+// Both must agree with the stock catalog, so they agree with each other.
+enum class Manager { kNative, kSql };
+
+Options WithManager(Manager manager) {
+  Options options = OptionsFromEnvironment();
+  options.native_manager = manager == Manager::kNative;
+  return options;
+}
+
+std::string ManagerName(Manager manager) { return manager == Manager::kNative ? "native" : "sql"; }
+
+class Scripts : public ::testing::TestWithParam<std::tuple<std::string, Manager>> {};
 
 TEST_P(Scripts, AgreeSnapshotBySnapshot) {
-  const std::string name = std::filesystem::path(GetParam()).stem().string();
-  const auto statements = ParseScript(ReadFile(GetParam()));
-  ASSERT_FALSE(statements.empty()) << GetParam();
+  const std::string file = std::get<0>(GetParam());
+  const std::string name = std::filesystem::path(file).stem().string();
+  const auto statements = ParseScript(ReadFile(file));
+  ASSERT_FALSE(statements.empty()) << file;
   const auto start = std::chrono::steady_clock::now();
-  const RunResult result = RunDifferential(statements, OptionsFromEnvironment());
+  const RunResult result = RunDifferential(statements, WithManager(std::get<1>(GetParam())));
   const auto seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Coverage()[name] = result.max_rows;
@@ -145,7 +161,7 @@ TEST_P(Scripts, AgreeSnapshotBySnapshot) {
             << ")\n";
   for (const auto& refusal : result.refusals) std::cout << "  refused by both: " << refusal << "\n";
   if (result.mismatch) {
-    std::string description = Describe(GetParam(), statements.size(), *result.mismatch);
+    std::string description = Describe(file, statements.size(), *result.mismatch);
     // MORAINE_DIFF_SHRINK_SCRIPTS=1: shrink a failing script file as well.
     if (EnvInt("MORAINE_DIFF_SHRINK_SCRIPTS", 0) == 1) {
       const auto minimal = Shrink(statements, *result.mismatch);
@@ -161,26 +177,36 @@ TEST_P(Scripts, AgreeSnapshotBySnapshot) {
       << "most statements of " << name << " were refused by both lakes";
 }
 
-INSTANTIATE_TEST_SUITE_P(Differential, Scripts, ::testing::ValuesIn(ScriptFiles()),
-                         [](const ::testing::TestParamInfo<std::string>& param) {
-                           std::string name = std::filesystem::path(param.param).stem().string();
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Differential, Scripts,
+    ::testing::Combine(::testing::ValuesIn(ScriptFiles()),
+                       ::testing::Values(Manager::kNative, Manager::kSql)),
+    [](const ::testing::TestParamInfo<std::tuple<std::string, Manager>>& param) {
+      std::string name = std::filesystem::path(std::get<0>(param.param)).stem().string();
+      for (char& c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name + "_" + ManagerName(std::get<1>(param.param));
+    });
 
-class RandomScripts : public ::testing::TestWithParam<uint64_t> {};
+class RandomScripts : public ::testing::TestWithParam<std::tuple<uint64_t, Manager>> {};
 
 // The fixed seeds CI runs: five scripts of 25 statements (every past snapshot
 // is read after every statement, so the cost grows with the square of the
 // length; 5 x 25 is about 40 s of CPU).
 TEST_P(RandomScripts, Agree) {
-  const std::string failure = RunSeed(GetParam(), 25);
+  const std::string failure =
+      RunSeed(std::get<0>(GetParam()), 25, WithManager(std::get<1>(GetParam())));
   EXPECT_TRUE(failure.empty()) << failure;
 }
 
-INSTANTIATE_TEST_SUITE_P(Differential, RandomScripts, ::testing::Values(1, 2, 3, 4, 5));
+INSTANTIATE_TEST_SUITE_P(Differential, RandomScripts,
+                         ::testing::Combine(::testing::Values(1, 2, 3, 4, 5),
+                                            ::testing::Values(Manager::kNative, Manager::kSql)),
+                         [](const ::testing::TestParamInfo<std::tuple<uint64_t, Manager>>& param) {
+                           return std::to_string(std::get<0>(param.param)) + "_" +
+                                  ManagerName(std::get<1>(param.param));
+                         });
 
 TEST(RandomScriptsFromEnvironment, Agree) {
   const int64_t seeds = EnvInt("MORAINE_DIFF_SEEDS", 0);

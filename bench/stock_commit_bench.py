@@ -1,0 +1,188 @@
+"""DuckLake commit cost where users run it: the stock DuckDB Python package
+of the pinned release, with moraine loaded as the self-contained extension.
+
+usage: python stock_commit_bench.py REPOSITORY
+
+REPOSITORY is the local extension repository `make extension` lays out
+(moraine and the pinned DuckLake). One run measures every catalog side by
+side on the same workload, in this order, each in a fresh process state:
+
+  moraine        ATTACH 'ducklake:moraine:<dir>'            (native manager on)
+  moraine-sql    the same with META_NATIVE_MANAGER false     (DuckLake's SQL only)
+  duckdb-file    ATTACH 'ducklake:<dir>/lake.ducklake'        (DuckLake's stock catalog)
+
+Per catalog it prints medians over batches of commits: process CPU and wall
+per one-row INSERT commit, per ALTER TABLE ADD COLUMN and per CREATE TABLE;
+the INSERT again once the lake has HISTORY snapshots (env
+MORAINE_BENCH_HISTORY, default 2000) and the ratio to the empty lake; ATTACH
+plus a first count(*) at both sizes; and the statements DuckLake sent to its
+metadata catalog for one INSERT commit (DuckDB's query log). Ratios against
+duckdb-file close the table. Nothing here asserts: it prints numbers.
+"""
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import duckdb
+
+REPOSITORY = sys.argv[1]
+HISTORY = int(os.environ.get("MORAINE_BENCH_HISTORY", "2000"))
+BATCH = 50
+BATCHES = 4
+
+
+# One extension directory for the whole run: DuckDB loads an extension by its
+# installed path, and two copies of moraine in one process would register
+# moraine's protobuf descriptors twice, which libprotobuf refuses.
+EXTENSIONS = tempfile.mkdtemp(prefix="moraine-bench-extensions-")
+
+
+def connect(scratch):
+    con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+    con.execute(f"SET extension_directory = '{EXTENSIONS}'")
+    con.execute(f"INSTALL moraine FROM '{REPOSITORY}'")
+    con.execute(f"INSTALL ducklake FROM '{REPOSITORY}'")
+    con.execute("LOAD moraine")
+    con.execute("LOAD ducklake")
+    return con
+
+
+CATALOGS = {
+    "moraine": lambda d: f"ATTACH 'ducklake:moraine:{d}/lake.moraine' AS lake (DATA_PATH '{d}/files/')",
+    "moraine-sql": lambda d: f"ATTACH 'ducklake:moraine:{d}/lake.moraine' AS lake "
+    f"(DATA_PATH '{d}/files/', META_NATIVE_MANAGER false)",
+    "duckdb-file": lambda d: f"ATTACH 'ducklake:{d}/lake.ducklake' AS lake (DATA_PATH '{d}/files/')",
+}
+
+
+def timed(fn):
+    cpu, wall = time.process_time(), time.perf_counter()
+    fn()
+    return time.process_time() - cpu, time.perf_counter() - wall
+
+
+def per_commit(con, statements):
+    """Median CPU and wall per statement over BATCHES batches of BATCH."""
+    cpus, walls = [], []
+    it = iter(statements)
+    for _ in range(BATCHES):
+        batch = [next(it) for _ in range(BATCH)]
+        cpu, wall = timed(lambda: [con.execute(s) for s in batch])
+        cpus.append(cpu / BATCH)
+        walls.append(wall / BATCH)
+    return statistics.median(cpus) * 1e3, statistics.median(walls) * 1e3
+
+
+def inserts(start):
+    return (f"INSERT INTO lake.h VALUES ({i}, 'row {i}')" for i in range(start, 10**9))
+
+
+def statements_per_commit(con):
+    con.execute("CALL truncate_duckdb_logs()")
+    con.execute("CALL enable_logging('QueryLog')")
+    con.execute("INSERT INTO lake.h VALUES (-1, 'logged')")
+    con.execute("CALL disable_logging()")
+    rows = con.execute(
+        "SELECT trim(message) FROM duckdb_logs WHERE type = 'QueryLog'"
+    ).fetchall()
+    return sum(
+        1
+        for (m,) in rows
+        if not m.startswith("INSERT INTO lake.h") and not m.startswith("CALL disable_logging")
+    )
+
+
+ATTACH_PROBE = """
+import sys, time, duckdb
+con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+con.execute("SET extension_directory = '%s'")
+con.execute("LOAD moraine")
+con.execute("LOAD ducklake")
+cpu, wall = time.process_time(), time.perf_counter()
+con.execute(sys.argv[1])
+con.execute("SELECT count(*) FROM lake.h").fetchall()
+print(time.process_time() - cpu, time.perf_counter() - wall)
+"""
+
+
+def attach_and_count(attach):
+    """ATTACH plus a first count(*) in a fresh process, as a user's session
+    starts (extension loading excluded); median of three."""
+    samples = []
+    for _ in range(3):
+        out = subprocess.run(
+            [sys.executable, "-c", ATTACH_PROBE % EXTENSIONS, attach],
+            check=True, capture_output=True, text=True,
+        ).stdout.split()
+        samples.append((float(out[0]) * 1e3, float(out[1]) * 1e3))
+    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
+def measure(name, attach_of):
+    scratch = tempfile.mkdtemp(prefix="moraine-bench-")
+    try:
+        attach = attach_of(scratch)
+        con = connect(scratch)
+        con.execute(attach)
+        con.execute("CREATE TABLE lake.t(a INTEGER, b VARCHAR)")
+        con.execute("CREATE TABLE lake.h(a INTEGER, b VARCHAR)")
+        result = {}
+        con.close()
+        result["attach0"] = attach_and_count(attach)
+        con = connect(scratch)
+        con.execute(attach)
+        result["insert"] = per_commit(con, inserts(0))
+        result["stmts"] = statements_per_commit(con)
+        result["alter"] = per_commit(
+            con, (f"ALTER TABLE lake.t ADD COLUMN c{i} INTEGER" for i in range(10**9))
+        )
+        result["create"] = per_commit(
+            con, (f"CREATE TABLE lake.t{i}(a INTEGER)" for i in range(10**9))
+        )
+        # Grow the history with cheap commits to HISTORY snapshots.
+        head = con.execute("SELECT max(snapshot_id) FROM lake.snapshots()").fetchone()[0]
+        for i in range(head, HISTORY):
+            con.execute(f"INSERT INTO lake.h VALUES ({i}, 'history')")
+        result["insert_h"] = per_commit(con, inserts(10**6))
+        con.close()
+        result["attach_h"] = attach_and_count(attach)
+        return result
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def main():
+    print(f"one run, stock DuckDB {duckdb.__version__} (Python), history {HISTORY} snapshots; "
+          f"medians of {BATCHES} batches of {BATCH} commits; ms per commit (process CPU / wall)")
+    results = {}
+    for name, attach_of in CATALOGS.items():
+        results[name] = measure(name, attach_of)
+        r = results[name]
+        print(
+            f"{name:12} insert {r['insert'][0]:6.2f}/{r['insert'][1]:6.2f}  "
+            f"alter {r['alter'][0]:6.2f}/{r['alter'][1]:6.2f}  "
+            f"create {r['create'][0]:6.2f}/{r['create'][1]:6.2f}  "
+            f"insert@{HISTORY} {r['insert_h'][0]:6.2f}/{r['insert_h'][1]:6.2f} "
+            f"(x{r['insert_h'][0] / r['insert'][0]:.2f} cpu)  "
+            f"attach+count@0 {r['attach0'][1]:6.1f}  @{HISTORY} {r['attach_h'][1]:6.1f}  "
+            f"stmts/insert {r['stmts']}",
+            flush=True,
+        )
+    stock = results["duckdb-file"]
+    for name in ("moraine", "moraine-sql"):
+        r = results[name]
+        ratios = "  ".join(
+            f"{k} {r[k][0] / stock[k][0]:.2f}/{r[k][1] / stock[k][1]:.2f}"
+            for k in ("insert", "alter", "create", "insert_h")
+        )
+        print(f"{name} / duckdb-file (cpu/wall): {ratios}  "
+              f"attach@{HISTORY} {r['attach_h'][1] / stock['attach_h'][1]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

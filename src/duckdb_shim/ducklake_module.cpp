@@ -1,0 +1,92 @@
+#include "duckdb_shim/ducklake_module.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <string_view>
+
+namespace moraine::duckdb_shim {
+namespace {
+
+constexpr std::string_view kDuckLakeFile = "ducklake.duckdb_extension";
+
+int RememberDuckLake(dl_phdr_info* info, size_t, void* found) {
+  const std::string_view name = info->dlpi_name ? info->dlpi_name : "";
+  if (name.size() >= kDuckLakeFile.size() &&
+      name.substr(name.size() - kDuckLakeFile.size()) == kDuckLakeFile &&
+      (name.size() == kDuckLakeFile.size() ||
+       name[name.size() - kDuckLakeFile.size() - 1] == '/')) {
+    *static_cast<std::string*>(found) = std::string(name);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::optional<DuckLakeModule> DuckLakeModule::Find(std::string* why) {
+  std::string path;
+  dl_iterate_phdr(RememberDuckLake, &path);
+  if (path.empty()) {
+    *why = "DuckLake is not loaded in this process";
+    return std::nullopt;
+  }
+  DuckLakeModule module;
+  module.path_ = path;
+  module.handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (!module.handle_) {
+    *why = "the loaded DuckLake (" + path + ") gave no handle: " + dlerror();
+    return std::nullopt;
+  }
+  auto symbol = [&](const char* name) -> void* {
+    void* address = dlsym(module.handle_, name);
+    if (!address && why->empty()) {
+      *why = std::string("the loaded DuckLake does not export ") + name +
+             ": it is not the DuckLake 1.5.5 moraine was built for";
+    }
+    return address;
+  };
+  why->clear();
+  module.vtable_ = static_cast<void* const*>(symbol(ducklake_abi::kVtableSymbol));
+  module.register_ = symbol(ducklake_abi::kRegisterSymbol);
+  module.constructor_ = symbol(ducklake_abi::kConstructorSymbol);
+  module.get_connection_ = symbol(ducklake_abi::kGetConnectionSymbol);
+  if (!why->empty()) return std::nullopt;
+  *why = CheckSlots(module.handle_, module.vtable_, ducklake_abi::ManagerSlotSymbols());
+  if (!why->empty()) return std::nullopt;
+  return module;
+}
+
+std::string DuckLakeModule::CheckSlots(
+    void* handle, const void* vtable,
+    const std::array<const char*, ducklake_abi::kManagerSlotCount>& symbols) {
+  // The symbol's size says how many slots the class really has: one more or
+  // one fewer virtual method and every later slot would be another method.
+  Dl_info info;
+  void* symbol_entry = nullptr;
+  if (!dladdr1(vtable, &info, &symbol_entry, RTLD_DL_SYMENT) || !symbol_entry) {
+    return "the DuckLake metadata manager's vtable has no symbol entry";
+  }
+  const size_t expected = (ducklake_abi::kVtableHeaderWords + symbols.size()) * sizeof(void*);
+  const auto* entry = static_cast<const ElfW(Sym)*>(symbol_entry);
+  if (entry->st_size != expected) {
+    return "the DuckLake metadata manager's vtable is " + std::to_string(entry->st_size) +
+           " bytes, not the " + std::to_string(expected) + " of the declared " +
+           std::to_string(symbols.size()) + " slots";
+  }
+  auto* const* slots = static_cast<void* const*>(vtable) + ducklake_abi::kVtableHeaderWords;
+  for (size_t slot = 0; slot < symbols.size(); ++slot) {
+    void* method = dlsym(handle, symbols[slot]);
+    if (!method) return "DuckLake does not export " + std::string(symbols[slot]);
+    if (slots[slot] != method) {
+      Dl_info held;
+      const bool named = dladdr(slots[slot], &held) && held.dli_sname;
+      return "slot " + std::to_string(slot) + " of the DuckLake metadata manager's vtable holds " +
+             (named ? std::string(held.dli_sname) : std::string("an unnamed function")) +
+             ", not the declared " + symbols[slot];
+    }
+  }
+  return "";
+}
+
+}  // namespace moraine::duckdb_shim

@@ -1,0 +1,57 @@
+// The DuckLake extension loaded into this process, found without DuckLake's
+// cooperation and checked against the ABI facts of ducklake_manager_abi.h
+// before any of it is used.
+//
+// How moraine reaches DuckLake's symbols: DuckDB loads extensions with
+// dlopen(RTLD_LOCAL), so they are not in the global scope and moraine cannot
+// link against them. Find() walks the loaded objects (dl_iterate_phdr) for a
+// file named ducklake.duckdb_extension, takes a handle to it with
+// dlopen(RTLD_NOLOAD) (which loads nothing and promotes nothing), and reads
+// the exported symbols it needs with dlsym on that handle.
+//
+// Thread-safety: Find and CheckSlots are safe from any thread; a found module
+// is immutable. The handle is never closed (DuckDB never unloads extensions).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "duckdb_shim/ducklake_manager_abi.h"
+
+namespace moraine::duckdb_shim {
+
+class DuckLakeModule {
+ public:
+  // The loaded DuckLake, or nullopt with `why` set: DuckLake is not loaded
+  // (yet), a symbol is missing, or the vtable is not the one declared.
+  static std::optional<DuckLakeModule> Find(std::string* why);
+
+  // Whether the vtable at `vtable` (the exported symbol's address) holds, slot
+  // by slot, the address dlsym gives for `symbols` in `handle`, and is exactly
+  // that long. Returns "" when it does, otherwise the first difference.
+  static std::string CheckSlots(
+      void* handle, const void* vtable,
+      const std::array<const char*, ducklake_abi::kManagerSlotCount>& symbols);
+
+  const std::string& path() const { return path_; }
+  void* handle() const { return handle_; }
+  // The exported vtable, from its offset-to-top word on.
+  void* const* vtable() const { return vtable_; }
+  void* register_function() const { return register_; }
+  void* constructor() const { return constructor_; }
+  void* get_connection() const { return get_connection_; }
+
+ private:
+  DuckLakeModule() = default;
+
+  std::string path_;
+  void* handle_ = nullptr;
+  void* const* vtable_ = nullptr;
+  void* register_ = nullptr;
+  void* constructor_ = nullptr;
+  void* get_connection_ = nullptr;
+};
+
+}  // namespace moraine::duckdb_shim

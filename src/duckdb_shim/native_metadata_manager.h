@@ -1,0 +1,56 @@
+// moraine's DuckLake metadata manager: DuckLake's own manager object with a
+// few vtable slots answered natively from the moraine store instead of by SQL
+// against the ducklake_* tables.
+//
+// DuckLake picks a manager per transaction by the metadata catalog's type
+// (`moraine` for 'ducklake:moraine:...') from the factories registered with
+// its exported DuckLakeMetadataManager::Register. moraine registers a factory
+// once per process, as soon as it finds a loaded DuckLake whose ABI checks
+// out (DuckLakeModule): at every moraine ATTACH, which DuckLake issues for
+// its metadata catalog after it is loaded. Until then (and for the DuckLake
+// transaction that attaches the metadata catalog), DuckLake uses its own SQL
+// manager, which gives the same answers.
+//
+// The factory constructs DuckLake's base manager with its exported
+// constructor and points it at a copy of the base vtable with these slots
+// replaced, each verified by address before the copy is made:
+//   - GetSnapshot(): the head of the store in O(1), read in the metadata
+//     connection's own moraine transaction, so every later SQL read of the
+//     DuckLake transaction sees the same store snapshot;
+//   - GetGlobalTableStats(snapshot, table): the table's stats rows, read by
+//     key in the same moraine transaction;
+//   - the deleting destructor, so the memory moraine allocated is freed by
+//     moraine.
+// Every replaced slot falls back to DuckLake's original method when the lake
+// was attached with META_NATIVE_MANAGER false, so both paths stay comparable.
+//
+// Thread-safety: EnsureRegistered and Status may be called from any thread;
+// managers are used by one DuckLake transaction at a time, as DuckLake does.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace moraine::duckdb_shim {
+
+class NativeMetadataManager {
+ public:
+  enum class State { kWaiting, kRegistered, kRefused };
+  struct Status {
+    State state = State::kWaiting;
+    std::string reason;  // why not registered (kWaiting, kRefused)
+    std::string ducklake_path;
+    uint64_t managers_created = 0;
+    uint64_t native_snapshot_reads = 0;
+    uint64_t native_stats_reads = 0;
+  };
+
+  // Registers the factory if DuckLake is loaded and not registered yet. A
+  // DuckLake whose ABI differs from the declared one is refused once, with
+  // its reason kept in Status and written to stderr, and never used.
+  static void EnsureRegistered();
+  static Status CurrentStatus();
+  static const char* StateName(State state);
+};
+
+}  // namespace moraine::duckdb_shim

@@ -1,0 +1,175 @@
+// moraine's native DuckLake metadata manager (duckdb_shim/native_metadata_
+// manager.h) against the pinned DuckLake binary: the ABI facts it binds to
+// hold in the file, a vtable that differs is refused with the slot named,
+// and a DuckLake session answered natively leaves the same catalog and the
+// same results as one answered by DuckLake's SQL.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "duckdb_shim/ducklake_manager_abi.h"
+#include "duckdb_shim/ducklake_module.h"
+#include "duckdb_shim/native_metadata_manager.h"
+#include "support/ducklake_session.h"
+#include "support/run_process.h"
+#include "support/temp_dir.h"
+
+namespace moraine::test {
+namespace {
+
+namespace abi = duckdb_shim::ducklake_abi;
+using duckdb_shim::DuckLakeModule;
+using duckdb_shim::NativeMetadataManager;
+
+// name -> size of every dynamic symbol the pinned DuckLake file defines.
+std::map<std::string, uint64_t> ExportedSymbols() {
+  const auto listed =
+      RunCommand("nm -D --defined-only -S '" + std::string(MORAINE_DUCKLAKE_EXTENSION) + "'");
+  EXPECT_EQ(listed.exit_code, 0) << listed.output;
+  std::map<std::string, uint64_t> symbols;
+  std::istringstream lines(listed.output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::vector<std::string> parts;
+    for (std::string part; fields >> part;) parts.push_back(part);
+    if (parts.size() == 4) symbols[parts[3]] = std::stoull(parts[1], nullptr, 16);
+    if (parts.size() == 3) symbols[parts[2]] = 0;
+  }
+  return symbols;
+}
+
+TEST(NativeManagerAbi, EveryDeclaredSymbolIsExportedByThePinnedDuckLake) {
+  const auto symbols = ExportedSymbols();
+  ASSERT_GT(symbols.size(), 1000u);
+  std::set<std::string> distinct;
+  for (const char* name : abi::ManagerSlotSymbols()) {
+    EXPECT_TRUE(symbols.count(name)) << name;
+    distinct.insert(name);
+  }
+  EXPECT_EQ(distinct.size(), abi::kManagerSlotCount) << "a method is declared for two slots";
+  for (const char* name :
+       {abi::kRegisterSymbol, abi::kConstructorSymbol, abi::kGetConnectionSymbol}) {
+    EXPECT_TRUE(symbols.count(name)) << name;
+  }
+  ASSERT_TRUE(symbols.count(abi::kVtableSymbol));
+  EXPECT_EQ(symbols.at(abi::kVtableSymbol),
+            (abi::kVtableHeaderWords + abi::kManagerSlotCount) * sizeof(void*));
+  EXPECT_STREQ(abi::ManagerSlotSymbols()[abi::kGetSnapshotSlot],
+               "_ZN6duckdb23DuckLakeMetadataManager11GetSnapshotEv");
+}
+
+TEST(NativeManagerAbi, TheLoadedVtableHoldsTheDeclaredMethodsAndADifferentOrderIsRefused) {
+  DuckLakeSession session;  // loads the pinned DuckLake into this process
+  std::string why;
+  auto module = DuckLakeModule::Find(&why);
+  ASSERT_TRUE(module) << why;
+  EXPECT_EQ(
+      DuckLakeModule::CheckSlots(module->handle(), module->vtable(), abi::ManagerSlotSymbols()),
+      "");
+
+  auto swapped = abi::ManagerSlotSymbols();
+  std::swap(swapped[abi::kGetSnapshotSlot], swapped[abi::kGetSnapshotSlot + 1]);
+  const std::string refusal =
+      DuckLakeModule::CheckSlots(module->handle(), module->vtable(), swapped);
+  EXPECT_NE(refusal.find("slot 42 "), std::string::npos) << refusal;
+  EXPECT_NE(refusal.find("holds _ZN6duckdb23DuckLakeMetadataManager11GetSnapshotEv"),
+            std::string::npos)
+      << refusal;
+}
+
+TEST(NativeManagerAbi, RegistersOnceDuckLakeIsLoaded) {
+  DuckLakeSession session;
+  NativeMetadataManager::EnsureRegistered();
+  const auto status = NativeMetadataManager::CurrentStatus();
+  EXPECT_EQ(status.state, NativeMetadataManager::State::kRegistered) << status.reason;
+  EXPECT_NE(status.ducklake_path.find("ducklake.duckdb_extension"), std::string::npos);
+}
+
+// A session that touches what GetSnapshot serves: the first snapshot, DDL,
+// DML, a schema change, time travel, a conflict-free second connection.
+const std::vector<std::string> kSession = {
+    "CREATE TABLE lake.t(a INTEGER, b VARCHAR)",
+    "INSERT INTO lake.t VALUES (1, 'one'), (2, 'two')",
+    "INSERT INTO lake.t VALUES (3, 'three')",
+    "ALTER TABLE lake.t ADD COLUMN c DOUBLE",
+    "UPDATE lake.t SET c = a * 1.5 WHERE a > 1",
+    "DELETE FROM lake.t WHERE a = 1",
+    "CREATE SCHEMA lake.s",
+    "CREATE TABLE lake.s.u AS SELECT range AS id FROM range(5)",
+    "ALTER TABLE lake.t RENAME COLUMN b TO label",
+};
+
+const std::vector<std::string> kReads = {
+    "SELECT * FROM lake.t ORDER BY a",
+    "SELECT * FROM lake.t AT (VERSION => 2) ORDER BY a",
+    "SELECT * FROM lake.t AT (VERSION => 4) ORDER BY a",
+    "SELECT count(*), sum(id) FROM lake.s.u",
+    "SELECT snapshot_id, schema_version, changes FROM lake.snapshots() ORDER BY 1",
+    "SELECT table_id, column_id, column_name, column_type, begin_snapshot, end_snapshot "
+    "FROM __ducklake_metadata_lake.ducklake_column ORDER BY ALL",
+    "SELECT snapshot_id, schema_version, next_catalog_id, next_file_id "
+    "FROM __ducklake_metadata_lake.ducklake_snapshot ORDER BY 1",
+    "SELECT table_id, record_count, next_row_id FROM __ducklake_metadata_lake.ducklake_table_stats "
+    "ORDER BY 1",
+    "SELECT * FROM __ducklake_metadata_lake.ducklake_table_column_stats ORDER BY ALL",
+};
+
+std::vector<Rows> RunSession(const std::string& dir, const std::string& options) {
+  DuckLakeSession session;
+  session.Run("ATTACH 'ducklake:moraine:" + dir + "/lake.moraine' AS lake (DATA_PATH '" + dir +
+              "/files/'" + options + ")");
+  for (const auto& statement : kSession) session.Run(statement);
+  std::vector<Rows> results;
+  for (const auto& read : kReads) results.push_back(session.Query(read));
+  return results;
+}
+
+uint64_t NativeSnapshotReads() {
+  return NativeMetadataManager::CurrentStatus().native_snapshot_reads;
+}
+
+uint64_t NativeStatsReads() { return NativeMetadataManager::CurrentStatus().native_stats_reads; }
+
+TEST(NativeManager, AnswersDuckLakeAndLeavesWhatDuckLakesSqlLeaves) {
+  TempDir native_dir, sql_dir;
+  const uint64_t before = NativeSnapshotReads();
+  const uint64_t stats_before = NativeStatsReads();
+  const auto native = RunSession(native_dir.path("lake"), "");
+  const uint64_t after_native = NativeSnapshotReads();
+  const uint64_t stats_after_native = NativeStatsReads();
+  // Every DuckLake transaction of the session pins its snapshot natively, and
+  // every commit that adds rows reads the table's stats first.
+  EXPECT_GE(after_native - before, kSession.size());
+  EXPECT_GE(stats_after_native - stats_before, 3u);
+
+  const auto sql = RunSession(sql_dir.path("lake"), ", META_NATIVE_MANAGER false");
+  EXPECT_EQ(NativeSnapshotReads(), after_native) << "the SQL lake was answered natively";
+  EXPECT_EQ(NativeStatsReads(), stats_after_native) << "the SQL lake was answered natively";
+
+  ASSERT_EQ(native.size(), sql.size());
+  for (size_t i = 0; i < kReads.size(); ++i) EXPECT_EQ(native[i], sql[i]) << kReads[i];
+}
+
+TEST(NativeManager, SeesACommitOfAnotherConnectionAtItsNextTransaction) {
+  TempDir dir;
+  DuckLakeSession writer;
+  writer.Run("ATTACH 'ducklake:moraine:" + dir.path("lake.moraine") + "' AS lake (DATA_PATH '" +
+             dir.path("files") + "/')");
+  writer.Run("CREATE TABLE lake.t(a INTEGER)");
+  auto reader = writer.host().Connect();
+  for (int i = 0; i < 5; ++i) {
+    writer.Run("INSERT INTO lake.t VALUES (" + std::to_string(i) + ")");
+    auto count = reader->Query("SELECT count(*) FROM lake.t");
+    ASSERT_FALSE(count->HasError()) << count->GetError();
+    EXPECT_EQ(count->GetValue(0, 0).GetValue<int64_t>(), i + 1);
+  }
+}
+
+}  // namespace
+}  // namespace moraine::test
