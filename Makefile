@@ -36,7 +36,7 @@ run: extension
 		-f $(CURDIR)/scripts/tour.sql
 
 test: build
-	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE upstream $(CTEST_ARGS)
 
 bench: build
 	@$(BUILD_DIR)/bench/moraine_bench

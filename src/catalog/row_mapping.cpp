@@ -1,5 +1,8 @@
 #include "catalog/row_mapping.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+
 #include <algorithm>
 #include <string>
 
@@ -11,6 +14,7 @@ namespace moraine::catalog {
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
+using google::protobuf::internal::WireFormatLite;
 using store::Kind;
 
 namespace {
@@ -113,6 +117,14 @@ RowMapping::RowMapping(const CatalogTable& table, Kind kind, RowShape shape,
         fields_[entry_key_].field->has_presence()) {
       throw std::logic_error(std::string(table.name) + ": bad entry key column");
     }
+  }
+  const std::string kOrdinalField = "write_ordinal";
+  if (shape == RowShape::kRecord) ordinal_ = descriptor.FindFieldByName(kOrdinalField);
+  if (shape == RowShape::kEntry) {
+    ordinal_ = entries_->message_type()->FindFieldByName(kOrdinalField);
+  }
+  if (ordinal_ && ordinal_->cpp_type() != FieldDescriptor::CPPTYPE_UINT64) {
+    throw std::logic_error(std::string(table.name) + ": write_ordinal is not a uint64");
   }
   if (shape == RowShape::kRecord && store::GetKindInfo(kind).versioned) {
     for (size_t i = 0; i < table.columns.size(); ++i) {
@@ -308,7 +320,7 @@ std::pair<int, int> RowMapping::EntryRange(const Message& container, const Row& 
   return {bound(false), bound(true)};
 }
 
-void RowMapping::InsertEntry(Message* container, const Row& row) const {
+void RowMapping::InsertEntry(Message* container, const Row& row, uint64_t ordinal) const {
   int position = EntryCount(*container);
   if (entry_key_ >= 0) {
     const auto [first, last] = EntryRange(*container, row);
@@ -317,12 +329,47 @@ void RowMapping::InsertEntry(Message* container, const Row& row) const {
     }
     position = last;
   }
-  WriteEntry(row, AddEntry(container));
+  Message* entry = AddEntry(container);
+  WriteEntry(row, entry);
+  SetWriteOrdinal(entry, ordinal);
   // Rows come in key order almost always, so this rarely moves anything.
   const Reflection* reflection = container->GetReflection();
   for (int i = EntryCount(*container) - 1; i > position; --i) {
     reflection->SwapElements(container, entries_, i, i - 1);
   }
+}
+
+uint64_t RowMapping::WriteOrdinal(const Message& message) const {
+  return ordinal_ ? message.GetReflection()->GetUInt64(message, ordinal_) : 0;
+}
+
+uint64_t RowMapping::EntryWriteOrdinal(const Message& container, int index) const {
+  if (!ordinal_) return 0;
+  return WriteOrdinal(container.GetReflection()->GetRepeatedMessage(container, entries_, index));
+}
+
+void RowMapping::SetWriteOrdinal(Message* message, uint64_t ordinal) const {
+  if (ordinal_) message->GetReflection()->SetUInt64(message, ordinal_, ordinal);
+}
+
+uint64_t RowMapping::WriteOrdinalOfPayload(std::string_view payload) const {
+  if (!ordinal_ || shape_ != RowShape::kRecord) return 0;
+  google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(payload.data()),
+                                               static_cast<int>(payload.size()));
+  uint64_t ordinal = 0;
+  for (uint32_t tag = input.ReadTag(); tag != 0; tag = input.ReadTag()) {
+    if (WireFormatLite::GetTagFieldNumber(tag) == ordinal_->number() &&
+        WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_VARINT) {
+      if (!input.ReadVarint64(&ordinal)) return 0;
+    } else if (!WireFormatLite::SkipField(&input, tag)) {
+      return 0;
+    }
+  }
+  return ordinal;
+}
+
+Message* RowMapping::MutableEntry(Message* container, int index) const {
+  return container->GetReflection()->MutableRepeatedMessage(container, entries_, index);
 }
 
 namespace {

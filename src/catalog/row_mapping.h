@@ -98,10 +98,31 @@ class RowMapping {
   // Writes `row` as a new entry where the order puts it (after the entries
   // of an equal key; at the end without an entry key).
   // Throws store::ConstraintError when the entry key is unique and taken.
-  void InsertEntry(google::protobuf::Message* container, const Row& row) const;
+  // `ordinal`: the entry's write ordinal, for a table that carries one.
+  void InsertEntry(google::protobuf::Message* container, const Row& row,
+                   uint64_t ordinal = 0) const;
 
   // Checks the row's length and each cell's type against the table.
   void Validate(const Row& row) const;
+
+  // --- Write ordinals (records.proto, "Write ordinals") ---
+  // Whether this table's rows (kRecord) or entries (kEntry) carry a write
+  // ordinal, so that scans return them in the order they were written rather
+  // than in key order.
+  bool has_write_ordinal() const { return ordinal_ != nullptr; }
+  // The ordinal of a record (kRecord) or an entry message (kEntry); 0 when
+  // unset or when the table carries none.
+  uint64_t WriteOrdinal(const google::protobuf::Message& message) const;
+  uint64_t EntryWriteOrdinal(const google::protobuf::Message& container, int index) const;
+  // No-op for a table that carries none.
+  void SetWriteOrdinal(google::protobuf::Message* message, uint64_t ordinal) const;
+  // kRecord: the ordinal read from a record's serialized payload without
+  // parsing the record (for scans served from keys). 0 when absent, or when
+  // the payload does not parse as far as the ordinal: it orders rows only,
+  // and the full read of a value checks its integrity.
+  uint64_t WriteOrdinalOfPayload(std::string_view payload) const;
+  // kEntry: the entry at `index`, to update in place (keeping its ordinal).
+  google::protobuf::Message* MutableEntry(google::protobuf::Message* container, int index) const;
 
  private:
   struct ColumnField {
@@ -117,9 +138,10 @@ class RowMapping {
   std::vector<int> key_columns_;
   int end_column_ = -1;
   const google::protobuf::FieldDescriptor* entries_ = nullptr;
-  int entry_key_ = -1;  // the column entries are ordered by, -1: insertion order
+  int entry_key_ = -1;  // the column entries are ordered by, -1: write order
   bool unique_entry_key_ = false;
-  std::vector<ColumnField> fields_;  // one per table column
+  const google::protobuf::FieldDescriptor* ordinal_ = nullptr;  // write_ordinal, if carried
+  std::vector<ColumnField> fields_;                             // one per table column
 };
 
 // The mappings of every fixed table of a catalog version. Both versions map a

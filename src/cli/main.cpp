@@ -40,6 +40,11 @@ int main(int argc, char** argv) {
   // One NAME=VALUE per --env: without this CLI11 would let a --env swallow the files.
   slt->add_option("--env", slt_env, "NAME=VALUE for test-env NAME (repeatable)")
       ->allow_extra_args(false);
+  std::vector<std::string> slt_env_prefix;
+  slt->add_option("--env-prefix", slt_env_prefix,
+                  "NAME=PREFIX: test-env NAME takes PREFIX before the value it takes otherwise "
+                  "(repeatable)")
+      ->allow_extra_args(false);
   slt->add_flag("--keep-going", slt_options.keep_going,
                 "report every failing record of a file, not only the first");
   slt->add_flag("-v,--verbose", slt_options.verbose, "name passing files too");
@@ -101,13 +106,22 @@ int main(int argc, char** argv) {
       return moraine::cli::RunSql(sql_options);
     }
     if (*slt) {
-      for (const auto& assignment : slt_env) {
-        const auto equals = assignment.find('=');
-        if (equals == std::string::npos || equals == 0) {
-          std::cerr << "moraine sqllogictest: --env takes NAME=VALUE, not " << assignment << "\n";
-          return 2;
+      const auto split = [](const std::vector<std::string>& assignments, const char* flag,
+                            const char* form, auto& into) {
+        for (const auto& assignment : assignments) {
+          const auto equals = assignment.find('=');
+          if (equals == std::string::npos || equals == 0) {
+            std::cerr << "moraine sqllogictest: " << flag << " takes " << form << ", not "
+                      << assignment << "\n";
+            return false;
+          }
+          into.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
         }
-        slt_options.env.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
+        return true;
+      };
+      if (!split(slt_env, "--env", "NAME=VALUE", slt_options.env) ||
+          !split(slt_env_prefix, "--env-prefix", "NAME=PREFIX", slt_options.env_prefix)) {
+        return 2;
       }
       return moraine::cli::RunSqllogictest(slt_options);
     }

@@ -292,7 +292,11 @@ class FileRun {
     return slt::SubstituteLoopVariables(slt::SubstituteKeywords(text, substitution_), bindings);
   }
 
-  void SetVariable(const std::string& name, const std::string& value) {
+  // The value is expanded once, here: a {UUID} in it names one thing for the
+  // whole file (the file's catalog, attached, detached and attached again),
+  // not a fresh one at every use.
+  void SetVariable(const std::string& name, const std::string& raw_value) {
+    const std::string value = slt::SubstituteKeywords(raw_value, substitution_);
     for (auto& variable : substitution_.variables) {
       if (variable.first == name) {
         variable.second = value;
@@ -348,8 +352,13 @@ class FileRun {
           break;
         }
         case RecordKind::kTestEnv: {
-          const std::string* value = LookupEnv(record.params[0]);
-          SetVariable(record.params[0], value ? *value : record.params[1]);
+          const std::string& name = record.params[0];
+          const std::string* value = LookupEnv(name);
+          std::string prefix;
+          for (const auto& [prefixed, text] : options_.env_prefix) {
+            if (prefixed == name) prefix = text;
+          }
+          SetVariable(name, prefix + (value ? *value : record.params[1]));
           break;
         }
         case RecordKind::kLoad: {

@@ -8,6 +8,9 @@
 //   current one (a file keeps its state, memory loses it; ATTACHed lakes are
 //   gone either way and the test re-attaches them);
 // - a file stops at its first failing record (`--keep-going` reports them all);
+// - a variable (test-env, require-env, --env) is expanded when it is bound,
+//   so a {UUID} in its value stays one value for the whole file: a file's
+//   DUCKLAKE_CONNECTION names one catalog, however often it re-attaches it;
 // - `require X` that cannot be met, and `require-env` on an unset variable,
 //   skip the whole file; so does a file whose every record is excluded;
 // - `concurrentloop` / `concurrentforeach` run each iteration on a thread and
@@ -26,6 +29,11 @@ struct SqllogictestOptions {
   std::vector<std::string> files;
   // --env NAME=VALUE: the value test-env NAME takes (before the environment and the default).
   std::vector<std::pair<std::string, std::string>> env;
+  // --env-prefix NAME=PREFIX: test-env NAME takes PREFIX followed by the value
+  // it takes otherwise (--env, the environment, or the file's default), e.g.
+  // DUCKLAKE_CONNECTION=moraine: puts each file's catalog where the file
+  // itself names it, as a moraine store.
+  std::vector<std::pair<std::string, std::string>> env_prefix;
   bool keep_going = false;  // report every failing record of a file, not just the first
   bool verbose = false;     // name every file and its outcome
 };

@@ -92,6 +92,7 @@ class StoreRowTransaction final : public RowTransaction {
       : store_(std::move(store)), shape_(shape), view_(store_->GetSnapshot()) {
     head_value_ = view_.Get(HeadKey());
     if (head_value_) store::UnframeValue(Kind::kHead, *head_value_, &head_);
+    next_ordinal_ = (head_.batch_count() + 1) << 32;
   }
 
   std::string SchemaName() override {
@@ -221,21 +222,36 @@ class StoreRowTransaction final : public RowTransaction {
     if (const RowMapping* mapping = FixedMapping(table)) {
       const ScanPlan plan = PlanFor(*mapping, request);
       const auto ranges = RangesFor(*mapping, request.bounds);
-      if (mapping->versioned() && ranges.size() == 2) {
-        ScanVersions(*mapping, ranges[0], ranges[1], plan, visit);
+      const std::string_view name = mapping->table().name;
+      if (!mapping->has_write_ordinal()) {  // key order is write order
+        ScanRanges(*mapping, ranges, [&](std::string_view key, std::string_view value) {
+          ReadRows(*mapping, key, value, plan, [&](Row row, uint64_t ordinal) {
+            Emit(name, key, std::move(row), ordinal, plan, visit);
+          });
+        });
         return;
       }
-      for (const auto& range : ranges) {
-        view_.Scan(range, [&](std::string_view key, std::string_view value) {
-          ScanRecord(*mapping, key, value, plan, visit);
+      // Rows in the order they were written, as a DuckDB table returns them:
+      // held until the scan is complete (a visitor may also stage writes).
+      std::vector<VisitedRow> rows;
+      ScanRanges(*mapping, ranges, [&](std::string_view key, std::string_view value) {
+        ReadRows(*mapping, key, value, plan, [&](Row row, uint64_t ordinal) {
+          rows.push_back({ordinal, std::string(key), std::move(row)});
         });
+      });
+      const auto by_ordinal = [](const VisitedRow& a, const VisitedRow& b) {
+        return a.ordinal < b.ordinal;
+      };
+      if (!std::is_sorted(rows.begin(), rows.end(), by_ordinal)) {
+        std::stable_sort(rows.begin(), rows.end(), by_ordinal);
       }
+      for (auto& row : rows) Emit(name, row.key, std::move(row.row), row.ordinal, plan, visit);
       return;
     }
     const InlinedTableName name = RequireInlined(table);
     const ScanPlan plan{{}, false, request.handles};
     view_.Scan(inlined::RowRange(name), [&](std::string_view key, std::string_view value) {
-      Emit(table, key, inlined::ReadRow(name, value), plan, visit);
+      Emit(table, key, inlined::ReadRow(name, value), 0, plan, visit);
     });
   }
 
@@ -346,6 +362,7 @@ class StoreRowTransaction final : public RowTransaction {
     if (!version) {
       version = options.add_entries();
       version->set_key(std::string(kVersionOption));
+      version->set_write_ordinal(NextWriteOrdinal());
     }
     version->set_value(std::string(label));
     containers_[GlobalOptionsKey()].dirty = true;
@@ -356,8 +373,23 @@ class StoreRowTransaction final : public RowTransaction {
     std::string table;
     std::string key;
     Row row;
+    uint64_t ordinal = 0;  // the row's write ordinal, kept by an update
     bool removed = false;
   };
+
+  // A row a scan in write order holds until the scan is complete.
+  struct VisitedRow {
+    uint64_t ordinal;
+    std::string key;
+    Row row;
+  };
+
+  using RecordVisitor = std::function<void(std::string_view key, std::string_view value)>;
+  using RowSink = std::function<void(Row row, uint64_t ordinal)>;
+
+  // The ordinal of this transaction's next row write: its commit (the batch
+  // it lands as, if it lands) in the high half, its place in the low half.
+  uint64_t NextWriteOrdinal() { return next_ordinal_++; }
 
   static constexpr std::string_view kVersionOption = "version";
 
@@ -502,25 +534,41 @@ class StoreRowTransaction final : public RowTransaction {
     return plan;
   }
 
-  void Emit(std::string_view table, std::string_view key, Row row, const ScanPlan& plan,
-            const std::function<void(RowHandle, const Row&)>& visit) {
+  void Emit(std::string_view table, std::string_view key, Row row, uint64_t ordinal,
+            const ScanPlan& plan, const std::function<void(RowHandle, const Row&)>& visit) {
     if (!plan.handles) {
       visit(kNoRowHandle, row);
       return;
     }
     const RowHandle handle = targets_.size();
-    targets_.push_back({std::string(table), std::string(key), std::move(row)});
+    targets_.push_back({std::string(table), std::string(key), std::move(row), ordinal});
     visit(handle, targets_.back().row);
   }
 
-  void ScanRecord(const RowMapping& mapping, std::string_view key, std::string_view value,
-                  const ScanPlan& plan, const std::function<void(RowHandle, const Row&)>& visit) {
+  // Visits the records of `ranges`; the two ranges of a versioned table as ScanVersions does.
+  void ScanRanges(const RowMapping& mapping, const std::vector<store::KeyRange>& ranges,
+                  const RecordVisitor& read) {
+    if (mapping.versioned() && ranges.size() == 2) {
+      ScanVersions(ranges[0], ranges[1], read);
+      return;
+    }
+    for (const auto& range : ranges) view_.Scan(range, read);
+  }
+
+  // The rows one record holds (none, one, or a container's entries), with their ordinals.
+  void ReadRows(const RowMapping& mapping, std::string_view key, std::string_view value,
+                const ScanPlan& plan, const RowSink& sink) {
     const std::string_view table = mapping.table().name;
     if (plan.key_only) {
       const bool holds_row =
           mapping.shape() == RowShape::kRecord ||
           SnapshotRecordHoldsRow(value, mapping.shape() == RowShape::kChangesRow);
-      if (holds_row) Emit(table, key, mapping.ReadKey(key, plan.wanted), plan, visit);
+      if (!holds_row) return;
+      const uint64_t ordinal =
+          mapping.has_write_ordinal()
+              ? mapping.WriteOrdinalOfPayload(store::UnframePayload(mapping.kind(), value))
+              : 0;
+      sink(mapping.ReadKey(key, plan.wanted), ordinal);
       return;
     }
     auto record = mapping.NewRecord();
@@ -531,20 +579,22 @@ class StoreRowTransaction final : public RowTransaction {
     };
     switch (mapping.shape()) {
       case RowShape::kRecord:
-        Emit(table, key, read(), plan, visit);
+        sink(read(), mapping.WriteOrdinal(*record));
         return;
       case RowShape::kSnapshotRow:
       case RowShape::kChangesRow:
-        if (!SnapshotRowAbsent(mapping, *record)) Emit(table, key, read(), plan, visit);
+        if (!SnapshotRowAbsent(mapping, *record)) sink(read(), 0);
         return;
       case RowShape::kEntry: {
         // Entries are read up front: a visitor may stage writes to this key.
         std::vector<Row> rows;
+        std::vector<uint64_t> ordinals;
         for (int i = 0; i < mapping.EntryCount(*record); ++i) {
           if (mapping.ordered_entries()) {
             const int64_t entry_key = mapping.EntryKey(*record, i);
             if (entry_key < plan.entry_low || entry_key > plan.entry_high) continue;
           }
+          ordinals.push_back(mapping.EntryWriteOrdinal(*record, i));
           rows.push_back(mapping.ReadEntry(*record, i));
           // A store reports the version whose shape it is served ("1.1-dev1"
           // reads "1.1"), so DuckLake never asks to migrate a label.
@@ -553,7 +603,7 @@ class StoreRowTransaction final : public RowTransaction {
                 catalog::ServedCatalogVersionLabel(std::get<std::string>(rows.back()[1]));
           }
         }
-        for (auto& row : rows) Emit(table, key, std::move(row), plan, visit);
+        for (size_t i = 0; i < rows.size(); ++i) sink(std::move(rows[i]), ordinals[i]);
         return;
       }
     }
@@ -561,13 +611,12 @@ class StoreRowTransaction final : public RowTransaction {
 
   // Visits the live and ended versions of a versioned table merged in
   // identity order, an identity's ended versions (oldest end first) before its
-  // live one. That is the order DuckLake's own catalog returns rows in as long
-  // as ids grow with time, rather than every live row before every ended one.
+  // live one: the order rows without write ordinals keep (scans of tables
+  // with ordinals sort by them afterwards, stably).
   // A history key is its current key with end_snapshot appended (fixed-width
   // big-endian components), so identities compare as byte strings.
-  void ScanVersions(const RowMapping& mapping, const store::KeyRange& current,
-                    const store::KeyRange& history, const ScanPlan& plan,
-                    const std::function<void(RowHandle, const Row&)>& visit) {
+  void ScanVersions(const store::KeyRange& current, const store::KeyRange& history,
+                    const RecordVisitor& read) {
     std::vector<std::pair<std::string, std::string>> ended;
     view_.Scan(history, [&](std::string_view key, std::string_view value) {
       ended.emplace_back(key, value);
@@ -577,14 +626,12 @@ class StoreRowTransaction final : public RowTransaction {
       const std::string_view identity = key.substr(2);
       while (next < ended.size() &&
              std::string_view(ended[next].first).substr(2, identity.size()) <= identity) {
-        ScanRecord(mapping, ended[next].first, ended[next].second, plan, visit);
+        read(ended[next].first, ended[next].second);
         ++next;
       }
-      ScanRecord(mapping, key, value, plan, visit);
+      read(key, value);
     });
-    for (; next < ended.size(); ++next) {
-      ScanRecord(mapping, ended[next].first, ended[next].second, plan, visit);
-    }
+    for (; next < ended.size(); ++next) read(ended[next].first, ended[next].second);
   }
 
   std::unique_ptr<google::protobuf::Message> ReadStaged(const RowMapping& mapping,
@@ -617,15 +664,20 @@ class StoreRowTransaction final : public RowTransaction {
     }
   }
 
-  void InsertFixed(const RowMapping& mapping, const Row& row) {
+  // `ordinal`: the write ordinal the row keeps (an update moving it); a new
+  // one when absent.
+  void InsertFixed(const RowMapping& mapping, const Row& row,
+                   std::optional<uint64_t> ordinal = std::nullopt) {
     const std::string key = mapping.KeyOf(row).Encode();
     if (mapping.shape() == RowShape::kEntry) Container(mapping, key);
     auto existing = mapping.shape() == RowShape::kEntry ? nullptr : ReadStaged(mapping, key);
+    const auto ordinal_of_row = [&] { return ordinal ? *ordinal : NextWriteOrdinal(); };
     switch (mapping.shape()) {
       case RowShape::kRecord: {
         if (existing) throw DuplicateRow(mapping.table().name);
         auto record = mapping.NewRecord();
         mapping.WriteRecord(row, record.get());
+        if (mapping.has_write_ordinal()) mapping.SetWriteOrdinal(record.get(), ordinal_of_row());
         Stage(mapping, key, *record);
         return;
       }
@@ -666,7 +718,7 @@ class StoreRowTransaction final : public RowTransaction {
       open.record = mapping.NewRecord();
       mapping.WriteContainer(row, open.record.get());
     }
-    mapping.InsertEntry(open.record.get(), row);
+    mapping.InsertEntry(open.record.get(), row, mapping.has_write_ordinal() ? ordinal_of_row() : 0);
     open.dirty = true;
   }
 
@@ -718,7 +770,10 @@ class StoreRowTransaction final : public RowTransaction {
         // Fields the served shape does not map (a 1.1 column in a session
         // attached at 1.0) keep their values.
         auto record = ReadStaged(mapping, target.key);
-        if (!record) record = mapping.NewRecord();
+        if (!record) {
+          record = mapping.NewRecord();
+          mapping.SetWriteOrdinal(record.get(), target.ordinal);
+        }
         // Setting end_snapshot on a live version moves it to history: its key
         // changes, so the current key is deleted in the same batch.
         if (key != target.key) {
@@ -757,7 +812,7 @@ class StoreRowTransaction final : public RowTransaction {
           }
         }
         RemoveFixed(mapping, target);
-        InsertFixed(mapping, row);
+        InsertFixed(mapping, row, target.ordinal);
         break;
       }
     }
@@ -778,6 +833,7 @@ class StoreRowTransaction final : public RowTransaction {
   // writes a wide table's column stats one row at a time, and re-framing a
   // container of C entries for each row would cost O(C^2).
   std::map<std::string, OpenContainer> containers_;
+  uint64_t next_ordinal_ = 0;  // NextWriteOrdinal()
   bool finished_ = false;
 };
 

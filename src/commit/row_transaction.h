@@ -149,6 +149,10 @@ class RowTransaction {
   // --- Rows ---
   // Visits the rows of `table` (current and ended versions alike), narrowed
   // by `bounds` where the table's keys allow it. Staged writes are visible.
+  // Rows come in the order they were first written (an update keeps a row's
+  // place), as a DuckDB table returns them, for every table whose key order
+  // can differ from that (records.proto, "Write ordinals"); rows written
+  // without an ordinal come first, in key order.
   void Scan(std::string_view table, const std::vector<ColumnBound>& bounds,
             const std::function<void(RowHandle, const Row&)>& visit) {
     ScanProjected(table, {bounds, std::nullopt, true}, visit);

@@ -6,6 +6,7 @@
 //   ATTACH 'ducklake:moraine:/data/lake.moraine' AS lake (DATA_PATH '/data/files/');
 #include "duckdb/main/config.hpp"
 #include "duckdb/main/extension/extension_loader.hpp"
+#include "duckdb_shim/default_data_path.h"
 #include "duckdb_shim/sql_functions.h"
 #include "duckdb_shim/storage_extension.h"
 
@@ -15,6 +16,7 @@ extern "C" {
 DUCKDB_EXTENSION_API void moraine_duckdb_cpp_init(duckdb::ExtensionLoader& loader) {
   auto& database = loader.GetDatabaseInstance();
   moraine::duckdb_shim::RegisterStorageExtension(duckdb::DBConfig::GetConfig(database));
+  moraine::duckdb_shim::ProvideDefaultDataPath(duckdb::DBConfig::GetConfig(database));
   moraine::duckdb_shim::RegisterSqlFunctions(database);
 }
 }

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "duckdb.hpp"
+#include "duckdb_shim/default_data_path.h"
 #include "duckdb_shim/native_metadata_manager.h"
 #include "duckdb_shim/sql_functions.h"
 #include "duckdb_shim/storage_extension.h"
@@ -23,6 +24,7 @@ Host::Host(const HostOptions& options) {
   config.SetOptionByName("autoinstall_known_extensions", duckdb::Value::BOOLEAN(false));
   config.SetOptionByName("autoload_known_extensions", duckdb::Value::BOOLEAN(false));
   RegisterStorageExtension(config);
+  ProvideDefaultDataPath(config);
   database_ = std::make_unique<duckdb::DuckDB>(
       options.database_path.empty() ? nullptr : options.database_path.c_str(), &config);
   RegisterSqlFunctions(*database_->instance);

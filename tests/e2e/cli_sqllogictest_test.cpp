@@ -218,6 +218,80 @@ nobody
   EXPECT_EQ(LastLine(result.output), "1 passed, 0 failed, 0 skipped") << result.output;
 }
 
+// A file that detaches its lake and attaches it again, as DuckLake's
+// multiple_column_changes.test does: the {UUID} of its DUCKLAKE_CONNECTION
+// must name the same catalog both times.
+const char* const kReattach = R"(require ducklake
+
+test-env DUCKLAKE_CONNECTION __TEST_DIR__/{UUID}.db
+
+test-env DATA_PATH __TEST_DIR__
+
+statement ok
+ATTACH 'ducklake:${DUCKLAKE_CONNECTION}' AS lake (DATA_PATH '${DATA_PATH}/files')
+
+statement ok
+CREATE TABLE lake.t AS SELECT 42 AS i
+
+statement ok
+DETACH lake
+
+statement ok
+ATTACH 'ducklake:${DUCKLAKE_CONNECTION}' AS lake (DATA_PATH '${DATA_PATH}/files')
+
+query I
+SELECT i FROM lake.t
+----
+42
+
+query I
+SELECT '${DUCKLAKE_CONNECTION}' = '${DUCKLAKE_CONNECTION}'
+----
+true
+)";
+
+// Regression: {UUID} was expanded afresh at every use, so the re-attach
+// landed on a new, empty catalog ("Table with name t does not exist").
+TEST(CliSqllogictest, AVariableNamesOneCatalogForTheWholeFile) {
+  test::TempDir dir;
+  const auto file = Write(dir, "reattach.test", kReattach);
+  auto stock = RunSlt(file);
+  EXPECT_EQ(LastLine(stock.output), "1 passed, 0 failed, 0 skipped") << stock.output;
+  // The same through --env, on a moraine store.
+  auto moraine = RunSlt("--env 'DUCKLAKE_CONNECTION=moraine:__TEST_DIR__/{UUID}.moraine' " + file);
+  EXPECT_EQ(LastLine(moraine.output), "1 passed, 0 failed, 0 skipped") << moraine.output;
+}
+
+// --env-prefix puts 'moraine:' before the file's own path: the catalog lives
+// where the file names it, as a moraine store directory.
+TEST(CliSqllogictest, EnvPrefixKeepsTheFilesOwnCatalogPath) {
+  test::TempDir dir;
+  const auto file = Write(dir, "prefix.test", R"(require ducklake
+
+test-env DUCKLAKE_CONNECTION __TEST_DIR__/own_name.db
+
+query T
+SELECT '${DUCKLAKE_CONNECTION}' LIKE 'moraine:%/own_name.db'
+----
+true
+
+statement ok
+ATTACH 'ducklake:${DUCKLAKE_CONNECTION}' AS lake (DATA_PATH '__TEST_DIR__/files')
+
+query I
+SELECT count(*) FROM glob('__TEST_DIR__/own_name.db/CURRENT')
+----
+1
+)");
+  auto result = RunSlt("--env-prefix DUCKLAKE_CONNECTION=moraine: " + file);
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(LastLine(result.output), "1 passed, 0 failed, 0 skipped") << result.output;
+  auto malformed = RunSlt("--env-prefix DUCKLAKE_CONNECTION " + file);
+  EXPECT_EQ(malformed.exit_code, 2) << malformed.output;
+  EXPECT_NE(malformed.output.find("--env-prefix takes NAME=PREFIX"), std::string::npos)
+      << malformed.output;
+}
+
 TEST(CliSqllogictest, WrongResultFailsWithExpectedAndActual) {
   test::TempDir dir;
   const auto good = Write(dir, "good.test", "query I\nSELECT 1\n----\n1\n");

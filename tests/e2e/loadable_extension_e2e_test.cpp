@@ -16,6 +16,10 @@ TEST(LoadableExtension, LoadsIntoAPlainDuckDBAndServesALake) {
   duckdb::DBConfig config;
   config.SetOptionByName("allow_unsigned_extensions", duckdb::Value::BOOLEAN(true));
   config.SetOptionByName("autoinstall_known_extensions", duckdb::Value::BOOLEAN(false));
+  // Nothing from the user's own extension directory: a moraine installed
+  // there would be autoloaded by the probe below.
+  config.SetOptionByName("autoload_known_extensions", duckdb::Value::BOOLEAN(false));
+  config.SetOptionByName("extension_directory", duckdb::Value(dir.path("extensions")));
   duckdb::DuckDB database(nullptr, &config);
   duckdb::Connection connection(database);
 

@@ -17,19 +17,13 @@
 #include <string>
 
 #include "support/ducklake_session.h"
+#include "support/lake_sql.h"
 #include "support/temp_dir.h"
 
 namespace moraine {
 namespace {
 
 using test::Rows;
-
-std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
-}
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -40,9 +34,8 @@ class UpstreamRegressionsB : public ::testing::Test {
   std::string MoraineStore() const { return dir_.path("lake.moraine"); }
   std::string StockFile() const { return dir_.path("stock.db"); }
 
-  // `$L` names the lake, `$M` its hidden metadata catalog.
   static std::string On(const std::string& sql, const std::string& lake) {
-    return ReplaceAll(ReplaceAll(sql, "$M", "__ducklake_metadata_" + lake), "$L", lake);
+    return test::OnLake(sql, lake);
   }
 
   // Attaches the moraine lake as `lake` and the stock one as `stock`, each

@@ -5,6 +5,9 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "catalog/ducklake_tables.h"
 #include "catalog/row.h"
@@ -48,6 +51,16 @@ inline catalog::Row ColumnRow(int64_t table_id, int64_t column_id, const std::st
           kNull,
           std::string("literal"),
           std::string("duckdb")};
+}
+
+// Every (handle, row) a projected scan of `table` visits, in order.
+inline std::vector<std::pair<commit::RowHandle, catalog::Row>> ScanAll(
+    commit::RowTransaction& txn, std::string_view table, const commit::ScanRequest& request = {}) {
+  std::vector<std::pair<commit::RowHandle, catalog::Row>> rows;
+  txn.ScanProjected(table, request, [&](commit::RowHandle handle, const catalog::Row& row) {
+    rows.emplace_back(handle, row);
+  });
+  return rows;
 }
 
 }  // namespace moraine::test
