@@ -253,15 +253,17 @@ duckdb::unique_ptr<duckdb::FunctionData> InspectBind(duckdb::ClientContext& cont
 duckdb::unique_ptr<duckdb::FunctionData> NativeManagerBind(
     duckdb::ClientContext&, duckdb::TableFunctionBindInput&,
     duckdb::vector<duckdb::LogicalType>& types, duckdb::vector<duckdb::string>& names) {
-  types = {duckdb::LogicalType::VARCHAR, duckdb::LogicalType::VARCHAR, duckdb::LogicalType::VARCHAR,
-           duckdb::LogicalType::UBIGINT, duckdb::LogicalType::UBIGINT, duckdb::LogicalType::UBIGINT,
-           duckdb::LogicalType::UBIGINT};
+  // In the order NativeManagerStatus fills them.
   names = {"state",
            "reason",
            "ducklake",
            "managers_created",
            "native_snapshot_reads",
-           "native_stats_reads"};
+           "native_stats_reads",
+           "native_column_id_reads",
+           "native_catalog_reads"};
+  types.assign(3, duckdb::LogicalType::VARCHAR);
+  types.resize(names.size(), duckdb::LogicalType::UBIGINT);
   return duckdb::make_uniq<duckdb::TableFunctionData>();
 }
 

@@ -89,6 +89,10 @@ TEST(NativeManagerAbi, RegistersOnceDuckLakeIsLoaded) {
   const auto status = NativeMetadataManager::CurrentStatus();
   EXPECT_EQ(status.state, NativeMetadataManager::State::kRegistered) << status.reason;
   EXPECT_NE(status.ducklake_path.find("ducklake.duckdb_extension"), std::string::npos);
+  const auto rows = session.Query("SELECT * FROM moraine_native_manager()");
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_EQ(rows[0].size(), 8u);
+  EXPECT_EQ(rows[0][0], "registered");
 }
 
 // A session that touches what GetSnapshot serves: the first snapshot, DDL,

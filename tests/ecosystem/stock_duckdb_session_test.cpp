@@ -102,6 +102,37 @@ TEST_F(StockDuckDBSession, TheExtensionFileAloneInAFreshDirectoryLoadsIntoPython
   EXPECT_NE(alone.writer.find("\n3,5001,"), std::string::npos) << alone.writer;
 }
 
+// moraine's native DuckLake metadata manager registers in the stock front ends
+// (DuckLake's own binary, loaded by the host) and answers; off, it does not.
+TEST_F(StockDuckDBSession, TheNativeMetadataManagerAnswersInTheStockCliAndPython) {
+  for (FrontEnd front_end : {FrontEnd::kCli, FrontEnd::kPython}) {
+    for (const std::string options : {"", ", META_NATIVE_MANAGER false"}) {
+      const std::string name = std::string(Name(front_end)) + (options.empty() ? "-on" : "-off");
+      const std::string lake = dir_.path("native-" + name);
+      const std::string script =
+          test::Prelude(dir_.path("extensions-native-" + name), MoraineFrom::kRepository,
+                        MORAINE_EXTENSION_REPOSITORY) +
+          "ATTACH 'ducklake:moraine:" + lake + "/lake.moraine' AS lake (DATA_PATH '" + lake +
+          "/files/'" + options + ");\n" +
+          "CREATE TABLE lake.t(a INTEGER);\n"
+          "INSERT INTO lake.t VALUES (1);\n"
+          "ALTER TABLE lake.t ADD COLUMN b VARCHAR;\n"
+          "INSERT INTO lake.t VALUES (2, 'two');\n"
+          "SELECT count(*) AS n FROM lake.t;\n"
+          "SELECT state, (native_snapshot_reads > 0)::INTEGER AS snapshots, "
+          "(native_catalog_reads > 0)::INTEGER AS catalogs FROM moraine_native_manager();\n";
+      const auto result = test::RunStock(front_end, script, dir_.path(name + ".sql"));
+      EXPECT_EQ(result.exit_code, 0) << name << ":\n" << result.output;
+      const std::string answered = options.empty() ? "1,1" : "0,0";
+      EXPECT_NE(result.output.find("n\n2\n"), std::string::npos) << name << ":\n" << result.output;
+      EXPECT_NE(result.output.find("state,snapshots,catalogs\nregistered," + answered + "\n"),
+                std::string::npos)
+          << name << ":\n"
+          << result.output;
+    }
+  }
+}
+
 // make run: scripts/tour.sql in the stock CLI, from a directory that holds
 // the local repository, as the Makefile runs it from the build directory.
 TEST_F(StockDuckDBSession, TheTourRunsInTheStockCli) {
