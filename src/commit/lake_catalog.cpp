@@ -5,72 +5,11 @@
 #include <map>
 #include <string_view>
 
+#include "commit/table_rows.h"
 #include "store/error.h"
 
 namespace moraine::commit {
 namespace {
-
-// The rows of one ducklake_* table with the named columns filled in, and,
-// for a table with begin/end snapshots, only those live at a snapshot.
-class TableRows {
- public:
-  TableRows(RowTransaction& rows, std::string_view table, std::vector<std::string_view> columns)
-      : rows_(rows), table_(table) {
-    const auto spec = rows.FindTable(table);
-    if (!spec) throw store::NotFoundError("table " + std::string(table) + " does not exist");
-    auto index_of = [&](std::string_view name) -> std::optional<size_t> {
-      for (size_t i = 0; i < spec->columns.size(); ++i) {
-        if (spec->columns[i].name == name) return i;
-      }
-      return std::nullopt;
-    };
-    for (std::string_view name : columns) {
-      const auto index = index_of(name);
-      if (!index) {
-        throw store::InvalidArgumentError(std::string(table) + " has no column " +
-                                          std::string(name));
-      }
-      at_.push_back(*index);
-    }
-    begin_ = index_of("begin_snapshot");
-    end_ = index_of("end_snapshot");
-  }
-
-  // Visits the rows live at `snapshot` (every row of a table without
-  // begin/end, or when `snapshot` is nullopt). `at_head`: the snapshot is the
-  // newest, so live rows are exactly those not ended, which sit in `current`
-  // alone.
-  void ForEachLive(std::optional<int64_t> snapshot, bool at_head,
-                   const std::function<void(const std::vector<size_t>&, const Row&)>& visit) {
-    std::vector<size_t> wanted = at_;
-    ScanRequest request{{}, std::nullopt, false};
-    const bool versioned = begin_ && end_ && snapshot;
-    if (versioned) {
-      wanted.push_back(*begin_);
-      wanted.push_back(*end_);
-      if (at_head)
-        request.bounds.push_back(ColumnBound{
-            .column = *end_, .lower = std::nullopt, .upper = std::nullopt, .is_null = true});
-    }
-    request.columns = wanted;
-    rows_.ScanProjected(table_, request, [&](RowHandle, const Row& row) {
-      if (versioned) {
-        const Cell& begin = row[*begin_];
-        const Cell& end = row[*end_];
-        if (!std::holds_alternative<int64_t>(begin) || std::get<int64_t>(begin) > *snapshot) return;
-        if (std::holds_alternative<int64_t>(end) && std::get<int64_t>(end) <= *snapshot) return;
-      }
-      visit(at_, row);
-    });
-  }
-
- private:
-  RowTransaction& rows_;
-  std::string table_;
-  std::vector<size_t> at_;
-  std::optional<size_t> begin_;
-  std::optional<size_t> end_;
-};
 
 int64_t Int(const Cell& cell) {
   return std::holds_alternative<int64_t>(cell) ? std::get<int64_t>(cell) : 0;
@@ -158,16 +97,10 @@ void ReadTables(RowTransaction& rows, int64_t snapshot, bool at_head, const std:
     LakeColumn column;
   };
   std::map<int64_t, std::vector<ColumnRow>> columns;  // by table
-  std::map<int64_t, bool> has_column_rows;
   TableRows column_rows(
       rows, "ducklake_column",
       {"table_id", "column_id", "column_name", "column_type", "initial_default", "default_value",
        "nulls_allowed", "parent_column", "column_order", "default_value_type"});
-  // Every version, ended ones too: a table with column rows none of which is
-  // live drops out of DuckLake's join, one with no rows at all is refused.
-  column_rows.ForEachLive(std::nullopt, false, [&](const std::vector<size_t>& at, const Row& row) {
-    has_column_rows[Int(row[at[0]])] = true;
-  });
   column_rows.ForEachLive(snapshot, at_head, [&](const std::vector<size_t>& at, const Row& row) {
     ColumnRow entry;
     entry.column.id = Int(row[at[1]]);
@@ -218,7 +151,13 @@ void ReadTables(RowTransaction& rows, int64_t snapshot, bool at_head, const std:
   for (auto& table : tables) {
     auto found = columns.find(table.id);
     if (found == columns.end()) {
-      if (has_column_rows.count(table.id)) continue;  // DuckLake's join drops it
+      // A table none of whose column versions is live drops out of DuckLake's
+      // join; one with no column rows at all is refused. Rare: looked up by
+      // key only then.
+      bool has_column_rows = false;
+      column_rows.ForEachWithKey(
+          table.id, [&](const std::vector<size_t>&, const Row&) { has_column_rows = true; });
+      if (has_column_rows) continue;
       throw store::InvalidArgumentError("Failed to load DuckLake - Table entry \"" + table.name +
                                         "\" does not have any columns");
     }
