@@ -98,6 +98,9 @@ duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
     duckdb::AttachedDatabase& db, const duckdb::string&, duckdb::AttachInfo& info,
     duckdb::AttachOptions& options) {
   const bool read_only = options.access_mode == duckdb::AccessMode::READ_ONLY;
+  // Options first: a bad one must be refused before the store is opened (an
+  // open may create it).
+  const bool native_manager = NativeManagerOption(options);
   // DuckDB strips the "moraine:" of 'moraine:<path>' only when it picks the
   // storage extension from that prefix, not when TYPE moraine names it too.
   std::string_view path = info.path;
@@ -111,7 +114,7 @@ duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
     ThrowAsDuckDB(error);
   }
   auto catalog = duckdb::make_uniq<MoraineCatalog>(db, std::move(store), shape);
-  catalog->set_native_manager(NativeManagerOption(options));
+  catalog->set_native_manager(native_manager);
   // DuckLake attaches its metadata catalog after it is loaded and before the
   // transactions that read it: the first moment moraine can register.
   NativeMetadataManager::EnsureRegistered();

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -201,6 +202,17 @@ TEST(NativeManager, AVersionThatDoesNotExistIsRefusedInDuckLakesWords) {
     const std::string error = session.Error("SELECT * FROM lake.t AT (VERSION => 999)");
     EXPECT_NE(error.find("No snapshot found at version 999"), std::string::npos) << error;
   }
+}
+
+TEST(NativeManager, ABadSwitchIsRefusedBeforeAnythingIsCreated) {
+  TempDir dir;
+  DuckLakeSession session;
+  const std::string error = session.Error("ATTACH 'ducklake:moraine:" + dir.path("lake.moraine") +
+                                          "' AS lake (DATA_PATH '" + dir.path("files") +
+                                          "/', META_NATIVE_MANAGER 'maybe')");
+  EXPECT_NE(error.find("maybe"), std::string::npos) << error;
+  EXPECT_FALSE(std::filesystem::exists(dir.path("lake.moraine")))
+      << "the refused ATTACH made a store";
 }
 
 TEST(NativeManager, SeesACommitOfAnotherConnectionAtItsNextTransaction) {
