@@ -94,9 +94,10 @@ struct LakeCatalog {
   std::vector<LakeView> views;
   std::vector<LakeKey> partitions;
   std::vector<LakeKey> sorts;
-  // Whether the catalog holds what moraine leaves to DuckLake's SQL: a live
-  // macro, or a view without a column alias list.
-  bool needs_sql = false;
+  bool views_need_sql = false;  // a view without a column alias list
+  bool has_macros = false;      // a live macro
+  // Whether the catalog holds what moraine leaves to DuckLake's SQL.
+  bool needs_sql() const { return views_need_sql || has_macros; }
 };
 
 // The catalog at `snapshot_id` as `rows` sees it. `data_path` and
@@ -106,5 +107,18 @@ struct LakeCatalog {
 // missing schema, a column whose parent is missing.
 LakeCatalog ReadLakeCatalog(RowTransaction& rows, int64_t snapshot_id, const std::string& data_path,
                             const std::string& separator);
+
+// Advancing a catalog read at one head to a newer head, by key, for what a
+// commit changed (head_catalog_cache.h). `rows` must see the newer head,
+// `head_snapshot_id`, and nothing staged.
+//
+// Re-reads everything of table `table_id` (the table, its columns and their
+// tags, its own tags, inlined data tables, partition and sort) into
+// `catalog`: replaced in id order, or removed when the table is not live.
+// The same refusals as ReadLakeCatalog.
+void RereadLakeTable(RowTransaction& rows, int64_t head_snapshot_id, const std::string& separator,
+                     int64_t table_id, LakeCatalog& catalog);
+// Re-reads the views (with their tags) and whether a macro is live.
+void RereadLakeViews(RowTransaction& rows, int64_t head_snapshot_id, LakeCatalog& catalog);
 
 }  // namespace moraine::commit

@@ -21,6 +21,12 @@ std::string EncodeHead(int64_t snapshot_id, uint64_t batch_count) {
   return store::FrameValue(Kind::kHead, head);
 }
 
+int64_t DecodeHeadSnapshotId(std::string_view value) {
+  store::v1::HeadRecord head;
+  store::UnframeValue(Kind::kHead, value, &head);
+  return static_cast<int64_t>(head.snapshot_id());
+}
+
 const std::string& FormatKey() {
   static const std::string key = Key::Current(Kind::kFormat, {}).Encode();
   return key;

@@ -18,6 +18,8 @@ inline constexpr const char* kWrittenBy = "moraine 0.1.0";
 const std::string& HeadKey();
 // A framed head record.
 std::string EncodeHead(int64_t snapshot_id, uint64_t batch_count);
+// The snapshot id a framed head record names. Throws store::CorruptionError.
+int64_t DecodeHeadSnapshotId(std::string_view value);
 // The encoded key of sys/format and a framed format record for this build.
 const std::string& FormatKey();
 std::string EncodeFormat();

@@ -36,9 +36,11 @@ void TableRows::ForEachWithKey(int64_t key, const Visit& visit) {
   });
 }
 
-void TableRows::ForEachLive(std::optional<int64_t> snapshot, bool at_head, const Visit& visit) {
+void TableRows::ForEachLive(std::optional<int64_t> snapshot, bool at_head, const Visit& visit,
+                            std::optional<int64_t> key) {
   std::vector<size_t> wanted = at_;
   ScanRequest request{{}, std::nullopt, false};
+  if (key) request.bounds.push_back(ColumnBound{.column = at_[0], .lower = *key, .upper = *key});
   const bool versioned = begin_ && end_ && snapshot;
   if (versioned) {
     wanted.push_back(*begin_);
@@ -50,6 +52,10 @@ void TableRows::ForEachLive(std::optional<int64_t> snapshot, bool at_head, const
   }
   request.columns = wanted;
   rows_.ScanProjected(table_, request, [&](RowHandle, const Row& row) {
+    if (key) {
+      const Cell& id = row[at_[0]];
+      if (!std::holds_alternative<int64_t>(id) || std::get<int64_t>(id) != *key) return;
+    }
     if (versioned) {
       const Cell& begin = row[*begin_];
       const Cell& end = row[*end_];

@@ -33,7 +33,10 @@ class TableRows {
   // The rows live at `snapshot` (every row of a table without begin/end, or
   // when `snapshot` is nullopt). `at_head`: the snapshot is the newest, so
   // live rows are exactly those not ended, which sit in `current` alone.
-  void ForEachLive(std::optional<int64_t> snapshot, bool at_head, const Visit& visit);
+  // `key`: only the rows whose first named column, a leading key column, is
+  // `key` (as ForEachWithKey).
+  void ForEachLive(std::optional<int64_t> snapshot, bool at_head, const Visit& visit,
+                   std::optional<int64_t> key = std::nullopt);
 
  private:
   RowTransaction& rows_;

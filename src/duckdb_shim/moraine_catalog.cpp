@@ -1,5 +1,7 @@
 #include "duckdb_shim/moraine_catalog.h"
 
+#include "commit/catalog_caching_store.h"
+
 #include "duckdb/catalog/entry_lookup_info.hpp"
 #include "duckdb/common/exception.hpp"
 #include "duckdb/main/attached_database.hpp"
@@ -233,7 +235,11 @@ duckdb::optional_ptr<duckdb::CatalogEntry> MoraineSchemaEntry::CreateIndex(
 
 MoraineCatalog::MoraineCatalog(duckdb::AttachedDatabase& attached,
                                std::shared_ptr<store::KvStore> store, catalog::CatalogVersion shape)
-    : duckdb::Catalog(attached), store_(std::move(store)), shape_(shape) {}
+    : duckdb::Catalog(attached), store_(std::move(store)), shape_(shape) {
+  if (auto* caching = dynamic_cast<commit::CatalogCachingStore*>(store_.get())) {
+    head_catalog_ = &caching->head_catalog();
+  }
+}
 
 MoraineCatalog::~MoraineCatalog() = default;
 

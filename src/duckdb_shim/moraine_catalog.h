@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "commit/head_catalog_cache.h"
 #include "commit/row_transaction.h"
 #include "duckdb/catalog/catalog.hpp"
 #include "duckdb/catalog/catalog_entry/schema_catalog_entry.hpp"
@@ -98,6 +99,9 @@ class MoraineCatalog : public duckdb::Catalog {
   ~MoraineCatalog() override;
 
   const std::shared_ptr<store::KvStore>& store() const { return store_; }
+  // The store's catalog at its head, kept across transactions; nullptr when
+  // the store was opened without one (commit/catalog_caching_store.h).
+  commit::HeadCatalogCache* head_catalog() const { return head_catalog_; }
   catalog::CatalogVersion shape() const { return shape_; }
   // Whether DuckLake's reads of this catalog may be answered by moraine's
   // native metadata manager (the default) or only by DuckLake's SQL
@@ -147,6 +151,7 @@ class MoraineCatalog : public duckdb::Catalog {
   MoraineSchemaEntry& SchemaEntryNamed(const std::string& name);
 
   std::shared_ptr<store::KvStore> store_;
+  commit::HeadCatalogCache* head_catalog_ = nullptr;  // owned by store_
   catalog::CatalogVersion shape_;
   bool native_manager_ = true;
   std::mutex schemas_mutex_;

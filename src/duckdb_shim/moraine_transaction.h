@@ -39,6 +39,12 @@ class MoraineTransaction : public duckdb::Transaction {
     }
   }
 
+  // Whether anything was staged (WithRows with `writes`) so far.
+  bool wrote() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return wrote_;
+  }
+
   // Lands the staged writes (or just ends a transaction that wrote nothing).
   // Never throws: a failure becomes the returned ErrorData.
   duckdb::ErrorData Commit();

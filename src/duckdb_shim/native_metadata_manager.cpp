@@ -113,6 +113,9 @@ struct Registration {
   std::atomic<uint64_t> native_stats_reads{0};
   std::atomic<uint64_t> native_column_id_reads{0};
   std::atomic<uint64_t> native_catalog_reads{0};
+  std::atomic<uint64_t> catalog_cache_hits{0};
+  std::atomic<uint64_t> catalog_cache_rereads{0};
+  std::atomic<uint64_t> catalog_full_reads{0};
   void* get_data_path = nullptr;
   void* get_path_separator = nullptr;
   void* parse_quoted_list = nullptr;
@@ -303,22 +306,34 @@ abi::DuckLakeCatalogInfo ManagerSlots::GetCatalogForSnapshot(abi::DuckLakeSnapsh
                                                       registration.get_data_path))();
   const std::string separator = (this->*MemberAt<decltype(&ManagerSlots::GetPathSeparator)>(
                                             registration.get_path_separator))(data_path);
-  auto lake_catalog =
-      MoraineTransaction::Get(metadata.context, *metadata.catalog)
-          .WithRows(false, [&](commit::RowTransaction& rows) {
-            return commit::ReadLakeCatalog(rows, static_cast<int64_t>(snapshot.snapshot_id),
-                                           data_path, separator);
-          });
-  if (lake_catalog.needs_sql) return original();
+  auto& moraine = MoraineTransaction::Get(metadata.context, *metadata.catalog);
+  auto* head_catalog = metadata.catalog->head_catalog();
+  const bool may_cache = head_catalog && !moraine.wrote();
+  const auto lake_catalog = moraine.WithRows(false, [&](commit::RowTransaction& rows) {
+    const auto wanted = static_cast<int64_t>(snapshot.snapshot_id);
+    const auto head = rows.LatestSnapshot();
+    if (may_cache && head && head->snapshot_id == wanted) {
+      auto served = head_catalog->AtHead(rows, wanted, data_path, separator);
+      using Source = commit::HeadCatalogCache::Source;
+      auto& count = served.source == Source::kCached   ? registration.catalog_cache_hits
+                    : served.source == Source::kReread ? registration.catalog_cache_rereads
+                                                       : registration.catalog_full_reads;
+      count.fetch_add(1, std::memory_order_relaxed);
+      return served.catalog;
+    }
+    return std::shared_ptr<const commit::LakeCatalog>(std::make_shared<commit::LakeCatalog>(
+        commit::ReadLakeCatalog(rows, wanted, data_path, separator)));
+  });
+  if (lake_catalog->needs_sql()) return original();
   auto parse_quoted_list =
       reinterpret_cast<ParseQuotedListFunction>(registration.parse_quoted_list);
 
   abi::DuckLakeCatalogInfo info;
-  for (const auto& schema : lake_catalog.schemas) {
+  for (const auto& schema : lake_catalog->schemas) {
     info.schemas.push_back(
         {{static_cast<uint64_t>(schema.id)}, schema.uuid, schema.name, schema.path, {}});
   }
-  for (const auto& table : lake_catalog.tables) {
+  for (const auto& table : lake_catalog->tables) {
     abi::DuckLakeTableInfo& out = info.tables.emplace_back();
     out.id = {static_cast<uint64_t>(table.id)};
     out.schema_id = {static_cast<uint64_t>(table.schema_id)};
@@ -332,7 +347,7 @@ abi::DuckLakeCatalogInfo ManagerSlots::GetCatalogForSnapshot(abi::DuckLakeSnapsh
           {inlined.name, static_cast<uint64_t>(inlined.schema_version)});
     }
   }
-  for (const auto& view : lake_catalog.views) {
+  for (const auto& view : lake_catalog->views) {
     abi::DuckLakeViewInfo& out = info.views.emplace_back();
     out.id = {static_cast<uint64_t>(view.id)};
     out.schema_id = {static_cast<uint64_t>(view.schema_id)};
@@ -343,7 +358,7 @@ abi::DuckLakeCatalogInfo ManagerSlots::GetCatalogForSnapshot(abi::DuckLakeSnapsh
     out.sql = view.sql;
     CopyTags(view.tags, out.tags);
   }
-  for (const auto& partition : lake_catalog.partitions) {
+  for (const auto& partition : lake_catalog->partitions) {
     abi::DuckLakePartitionInfo& out = info.partitions.emplace_back();
     out.id = duckdb::optional_idx(static_cast<duckdb::idx_t>(partition.id));
     out.table_id = {static_cast<uint64_t>(partition.table_id)};
@@ -353,7 +368,7 @@ abi::DuckLakeCatalogInfo ManagerSlots::GetCatalogForSnapshot(abi::DuckLakeSnapsh
                             field.transform});
     }
   }
-  for (const auto& sort : lake_catalog.sorts) {
+  for (const auto& sort : lake_catalog->sorts) {
     abi::DuckLakeSortInfo& out = info.sorts.emplace_back();
     out.id = duckdb::optional_idx(static_cast<duckdb::idx_t>(sort.id));
     out.table_id = {static_cast<uint64_t>(sort.table_id)};
@@ -451,6 +466,9 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
   status.native_stats_reads = registration.native_stats_reads.load();
   status.native_column_id_reads = registration.native_column_id_reads.load();
   status.native_catalog_reads = registration.native_catalog_reads.load();
+  status.catalog_cache_hits = registration.catalog_cache_hits.load();
+  status.catalog_cache_rereads = registration.catalog_cache_rereads.load();
+  status.catalog_full_reads = registration.catalog_full_reads.load();
   return status;
 }
 

@@ -51,6 +51,10 @@ class NativeMetadataManager {
     uint64_t native_stats_reads = 0;
     uint64_t native_column_id_reads = 0;
     uint64_t native_catalog_reads = 0;
+    // How the catalog reads at the head were served (commit/head_catalog_cache.h).
+    uint64_t catalog_cache_hits = 0;
+    uint64_t catalog_cache_rereads = 0;
+    uint64_t catalog_full_reads = 0;
   };
 
   // Registers the factory if DuckLake is loaded and not registered yet. A

@@ -261,7 +261,10 @@ duckdb::unique_ptr<duckdb::FunctionData> NativeManagerBind(
            "native_snapshot_reads",
            "native_stats_reads",
            "native_column_id_reads",
-           "native_catalog_reads"};
+           "native_catalog_reads",
+           "catalog_cache_hits",
+           "catalog_cache_rereads",
+           "catalog_full_reads"};
   types.assign(3, duckdb::LogicalType::VARCHAR);
   types.resize(names.size(), duckdb::LogicalType::UBIGINT);
   return duckdb::make_uniq<duckdb::TableFunctionData>();
@@ -285,6 +288,9 @@ void NativeManagerStatus(duckdb::ClientContext&, duckdb::TableFunctionInput& inp
   output.SetValue(5, 0, duckdb::Value::UBIGINT(status.native_stats_reads));
   output.SetValue(6, 0, duckdb::Value::UBIGINT(status.native_column_id_reads));
   output.SetValue(7, 0, duckdb::Value::UBIGINT(status.native_catalog_reads));
+  output.SetValue(8, 0, duckdb::Value::UBIGINT(status.catalog_cache_hits));
+  output.SetValue(9, 0, duckdb::Value::UBIGINT(status.catalog_cache_rereads));
+  output.SetValue(10, 0, duckdb::Value::UBIGINT(status.catalog_full_reads));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 
+#include "commit/catalog_caching_store.h"
 #include "commit/catalog_version_raise.h"
 #include "commit/store_format.h"
 #include "duckdb/common/exception.hpp"
@@ -72,7 +73,9 @@ class StoreRegistry {
 
   static std::shared_ptr<store::KvStore> Opened(const std::string& location, bool read_only) {
     try {
-      return std::shared_ptr<store::KvStore>(
+      // Every commit of this process to the store passes this one handle,
+      // which keeps the catalog at the head in memory for DuckLake's reads.
+      return std::make_shared<commit::CatalogCachingStore>(
           store::OpenKvStore({.location = location, .read_only = read_only}));
     } catch (const store::Error& error) {
       ThrowAsDuckDB(error);

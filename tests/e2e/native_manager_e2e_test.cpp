@@ -92,7 +92,7 @@ TEST(NativeManagerAbi, RegistersOnceDuckLakeIsLoaded) {
   EXPECT_NE(status.ducklake_path.find("ducklake.duckdb_extension"), std::string::npos);
   const auto rows = session.Query("SELECT * FROM moraine_native_manager()");
   ASSERT_EQ(rows.size(), 1u);
-  ASSERT_EQ(rows[0].size(), 8u);
+  ASSERT_EQ(rows[0].size(), 11u);
   EXPECT_EQ(rows[0][0], "registered");
 }
 
@@ -164,13 +164,30 @@ uint64_t NativeColumnIdReads() {
   return NativeMetadataManager::CurrentStatus().native_column_id_reads;
 }
 
+// How the catalog reads at the head were served, summed per kind.
+struct CatalogServing {
+  uint64_t hits, rereads, full_reads;
+};
+CatalogServing CatalogServed() {
+  const auto status = NativeMetadataManager::CurrentStatus();
+  return {status.catalog_cache_hits, status.catalog_cache_rereads, status.catalog_full_reads};
+}
+
 TEST(NativeManager, AnswersDuckLakeAndLeavesWhatDuckLakesSqlLeaves) {
   TempDir native_dir, sql_dir;
   const uint64_t before = NativeSnapshotReads();
   const uint64_t stats_before = NativeStatsReads();
   const uint64_t column_ids_before = NativeColumnIdReads();
   const uint64_t catalogs_before = NativeCatalogReads();
+  const auto served_before = CatalogServed();
   const auto native = RunSession(native_dir.path("lake"), "");
+  const auto served = CatalogServed();
+  // The session's schema changes each advance the catalog kept at the head:
+  // re-read by key, not read again from the store.
+  EXPECT_GE(served.rereads - served_before.rereads, 5u);
+  EXPECT_GE(served.full_reads - served_before.full_reads, 1u) << "the first read at attach";
+  EXPECT_LE(served.full_reads - served_before.full_reads, 3u)
+      << "only the attach and CREATE SCHEMA read the whole catalog";
   const uint64_t after_native = NativeSnapshotReads();
   const uint64_t stats_after_native = NativeStatsReads();
   // Every DuckLake transaction of the session pins its snapshot natively, and
@@ -187,6 +204,7 @@ TEST(NativeManager, AnswersDuckLakeAndLeavesWhatDuckLakesSqlLeaves) {
   EXPECT_EQ(NativeStatsReads(), stats_after_native) << "the SQL lake was answered natively";
   EXPECT_EQ(NativeColumnIdReads(), column_ids_after_native);
   EXPECT_EQ(NativeCatalogReads(), catalogs_after_native);
+  EXPECT_EQ(CatalogServed().rereads, served.rereads) << "the SQL lake used the cache";
 
   ASSERT_EQ(native.size(), sql.size());
   for (size_t i = 0; i < kReads.size(); ++i) EXPECT_EQ(native[i], sql[i]) << kReads[i];
@@ -213,6 +231,50 @@ TEST(NativeManager, ABadSwitchIsRefusedBeforeAnythingIsCreated) {
   EXPECT_NE(error.find("maybe"), std::string::npos) << error;
   EXPECT_FALSE(std::filesystem::exists(dir.path("lake.moraine")))
       << "the refused ATTACH made a store";
+}
+
+// The catalog kept at the head is shared by every connection of the process
+// and advanced by whichever commits: a reader sees another connection's
+// schema changes, tags and drops at its next transaction.
+TEST(NativeManager, AnotherConnectionsSchemaChangesReachTheCatalogKeptAtTheHead) {
+  TempDir dir;
+  DuckLakeSession writer;
+  writer.Run("ATTACH 'ducklake:moraine:" + dir.path("lake.moraine") + "' AS lake (DATA_PATH '" +
+             dir.path("files") + "/')");
+  writer.Run("CREATE TABLE lake.t(a INTEGER)");
+  writer.Run("CREATE TABLE lake.u(x INTEGER)");
+  writer.Run("INSERT INTO lake.t VALUES (1)");
+  auto reader = writer.host().Connect();
+  auto columns = [&](const std::string& table) {
+    auto result = reader->Query(
+        "SELECT string_agg(column_name || ':' || data_type || ':' || coalesce(comment, ''), ',' "
+        "ORDER BY column_index) FROM duckdb_columns() WHERE database_name = 'lake' AND "
+        "table_name = '" +
+        table + "'");
+    EXPECT_FALSE(result->HasError()) << result->GetError();
+    return result->GetValue(0, 0).ToString();
+  };
+  EXPECT_EQ(columns("t"), "a:INTEGER:");
+  const auto before = CatalogServed();
+  writer.Run("ALTER TABLE lake.t ADD COLUMN b VARCHAR");
+  EXPECT_EQ(columns("t"), "a:INTEGER:,b:VARCHAR:");
+  writer.Run("ALTER TABLE lake.t RENAME COLUMN a TO id");
+  writer.Run("COMMENT ON COLUMN lake.t.b IS 'bee'");
+  EXPECT_EQ(columns("t"), "id:INTEGER:,b:VARCHAR:bee");
+  EXPECT_EQ(columns("u"), "x:INTEGER:") << "an untouched table kept as it was";
+  writer.Run("INSERT INTO lake.t VALUES (2, 'two')");
+  auto rows = reader->Query("SELECT string_agg(id || b, ',' ORDER BY id) FROM lake.t");
+  ASSERT_FALSE(rows->HasError()) << rows->GetError();
+  EXPECT_EQ(rows->GetValue(0, 0).ToString(), "2two");
+  writer.Run("DROP TABLE lake.u");
+  auto tables = reader->Query(
+      "SELECT string_agg(table_name, ',' ORDER BY table_name) FROM duckdb_tables() WHERE "
+      "database_name = 'lake'");
+  ASSERT_FALSE(tables->HasError()) << tables->GetError();
+  EXPECT_EQ(tables->GetValue(0, 0).ToString(), "t");
+  const auto after = CatalogServed();
+  EXPECT_GE(after.rereads - before.rereads, 3u);
+  EXPECT_EQ(after.full_reads, before.full_reads) << "a commit of this process read it all again";
 }
 
 TEST(NativeManager, SeesACommitOfAnotherConnectionAtItsNextTransaction) {

@@ -1,0 +1,42 @@
+// A store that keeps the catalog at its head in memory (HeadCatalogCache)
+// and advances it with every commit that lands through it. It forwards every
+// call to the store it wraps and adds no behaviour of its own to them.
+//
+// Wrap the one handle a process opens per store location, so that every
+// commit of that process passes through it; commits of other processes reach
+// the cache as a head it did not see, which makes it read again.
+//
+// Thread-safety: as the wrapped store's, plus HeadCatalogCache's.
+#pragma once
+
+#include <memory>
+
+#include "commit/head_catalog_cache.h"
+#include "store/kv_store.h"
+
+namespace moraine::commit {
+
+class CatalogCachingStore : public store::KvStore {
+ public:
+  explicit CatalogCachingStore(std::unique_ptr<store::KvStore> wrapped);
+
+  // The wrapped store itself, for what is specific to its engine.
+  store::KvStore& wrapped() { return *wrapped_; }
+  HeadCatalogCache& head_catalog() { return head_catalog_; }
+
+  std::unique_ptr<store::KvSnapshot> GetSnapshot() override;
+  // A batch without a head compare (a migration, a tool) may change anything
+  // the cache holds: it is dropped.
+  void Write(const store::WriteBatch& batch) override;
+  bool WriteIfHeadUnchanged(std::string_view head_key,
+                            const std::optional<std::string>& expected_head_value,
+                            const store::WriteBatch& batch) override;
+  bool read_only() const override;
+  const std::string& location() const override;
+
+ private:
+  std::unique_ptr<store::KvStore> wrapped_;
+  HeadCatalogCache head_catalog_;
+};
+
+}  // namespace moraine::commit
