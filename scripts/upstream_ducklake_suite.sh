@@ -30,7 +30,6 @@ declare -A NOT_MORAINES=(
   [test/sql/add_files/add_file_partitioned.test]="DuckLake 1.5.5 records partition_key_index 2 for all three keys (year, month, day) of the file it adds, three ducklake_file_partition_value rows with one identity; a DuckDB table has no key and keeps them, moraine refuses the duplicate and the commit lands nothing"
   [test/sql/general/metadata_parameters.test]="META_TYPE 'DUCKDB' makes DuckLake attach the metadata as a DuckDB file, so the moraine: path is opened as a file name"
   [test/sql/remove_orphans/metadata_in_data_path.test]="counts the catalog with GLOB('\${DATA_PATH}/*.db'); a moraine store is a directory, and glob lists files"
-  [test/sql/transaction/transaction_schema.test]="keeps two DuckLake catalogs (METADATA_SCHEMA metadata_s1 and metadata_s2) in one metadata store; a moraine store holds exactly one and refuses the second at ATTACH, naming the schema it serves"
   [test/sql/migration/v01_partitioned.test]="migrates a DuckDB-file catalog of format 0.1 shipped with the test (data/); moraine stores begin at 1.0"
 )
 

@@ -1,6 +1,10 @@
 #include "duckdb_shim/moraine_catalog.h"
 
-#include "commit/catalog_caching_store.h"
+#include <set>
+
+#include "commit/catalog_version_raise.h"
+#include "commit/store_format.h"
+#include "store/nested_catalog_location.h"
 
 #include "duckdb/catalog/entry_lookup_info.hpp"
 #include "duckdb/common/exception.hpp"
@@ -87,8 +91,8 @@ duckdb::TableStorageInfo MoraineTableEntry::GetStorageInfo(duckdb::ClientContext
 // ---------------------------------------------------------------- schema
 
 MoraineSchemaEntry::MoraineSchemaEntry(duckdb::Catalog& owning_catalog,
-                                       duckdb::CreateSchemaInfo& info)
-    : duckdb::SchemaCatalogEntry(owning_catalog, info) {}
+                                       duckdb::CreateSchemaInfo& info, CatalogStore where)
+    : duckdb::SchemaCatalogEntry(owning_catalog, info), where_(std::move(where)) {}
 
 MoraineTransaction& MoraineSchemaEntry::TransactionOf(duckdb::CatalogTransaction transaction) {
   if (transaction.transaction) return transaction.transaction->Cast<MoraineTransaction>();
@@ -124,7 +128,7 @@ MoraineTableEntry& MoraineSchemaEntry::EntryFor(
 duckdb::optional_ptr<duckdb::CatalogEntry> MoraineSchemaEntry::LookupEntry(
     duckdb::CatalogTransaction transaction, const duckdb::EntryLookupInfo& lookup) {
   if (lookup.GetCatalogType() != duckdb::CatalogType::TABLE_ENTRY) return nullptr;
-  auto spec = TransactionOf(transaction).WithRows(false, [&](commit::RowTransaction& rows) {
+  auto spec = TransactionOf(transaction).WithRows(where_, false, [&](commit::RowTransaction& rows) {
     return rows.FindTable(lookup.GetEntryName());
   });
   // nullptr becomes DuckDB's CatalogException, which DuckLake's existence
@@ -139,22 +143,23 @@ duckdb::optional_ptr<duckdb::CatalogEntry> MoraineSchemaEntry::CreateTable(
   auto requested = SpecOf(base);
   auto created =
       TransactionOf(transaction)
-          .WithRows(true, [&](commit::RowTransaction& rows) -> std::optional<commit::TableSpec> {
-            if (rows.FindTable(requested.name)) {
-              switch (base.on_conflict) {
-                case duckdb::OnCreateConflict::IGNORE_ON_CONFLICT:
-                  return std::nullopt;
-                case duckdb::OnCreateConflict::REPLACE_ON_CONFLICT:
-                  rows.DropTable(requested.name);
-                  break;
-                default:
-                  throw duckdb::CatalogException("Table with name \"%s\" already exists!",
-                                                 requested.name);
-              }
-            }
-            rows.CreateTable(requested);
-            return rows.FindTable(requested.name);
-          });
+          .WithRows(where_, true,
+                    [&](commit::RowTransaction& rows) -> std::optional<commit::TableSpec> {
+                      if (rows.FindTable(requested.name)) {
+                        switch (base.on_conflict) {
+                          case duckdb::OnCreateConflict::IGNORE_ON_CONFLICT:
+                            return std::nullopt;
+                          case duckdb::OnCreateConflict::REPLACE_ON_CONFLICT:
+                            rows.DropTable(requested.name);
+                            break;
+                          default:
+                            throw duckdb::CatalogException("Table with name \"%s\" already exists!",
+                                                           requested.name);
+                        }
+                      }
+                      rows.CreateTable(requested);
+                      return rows.FindTable(requested.name);
+                    });
   if (!created) return nullptr;
   return &EntryFor(*created, transaction.context);
 }
@@ -164,7 +169,7 @@ void MoraineSchemaEntry::DropEntry(duckdb::ClientContext& context, duckdb::DropI
     throw duckdb::NotImplementedException("moraine: only tables can be dropped");
   }
   MoraineTransaction::Get(context, ParentCatalog())
-      .WithRows(true, [&](commit::RowTransaction& rows) {
+      .WithRows(where_, true, [&](commit::RowTransaction& rows) {
         if (!rows.FindTable(info.name)) {
           if (info.if_not_found == duckdb::OnEntryNotFound::RETURN_NULL) return;
           throw duckdb::CatalogException("Table with name \"%s\" does not exist!", info.name);
@@ -177,7 +182,7 @@ void MoraineSchemaEntry::Scan(duckdb::ClientContext& context, duckdb::CatalogTyp
                               const std::function<void(duckdb::CatalogEntry&)>& callback) {
   if (entry_type != duckdb::CatalogType::TABLE_ENTRY) return;
   auto specs = MoraineTransaction::Get(context, ParentCatalog())
-                   .WithRows(false, [&](commit::RowTransaction& rows) {
+                   .WithRows(where_, false, [&](commit::RowTransaction& rows) {
                      std::vector<commit::TableSpec> result;
                      for (auto& table_name : rows.TableNames()) {
                        if (auto spec = rows.FindTable(table_name))
@@ -195,8 +200,7 @@ void MoraineSchemaEntry::Scan(duckdb::CatalogType entry_type,
   // row transaction that is rolled back at once.
   std::vector<commit::TableSpec> specs;
   try {
-    auto& moraine = ParentCatalog().Cast<MoraineCatalog>();
-    auto rows = commit::BeginRowTransaction(moraine.store(), moraine.shape());
+    auto rows = commit::BeginRowTransaction(where_.store, where_.shape);
     for (auto& table_name : rows->TableNames()) {
       if (auto spec = rows->FindTable(table_name)) specs.push_back(std::move(*spec));
     }
@@ -233,30 +237,30 @@ duckdb::optional_ptr<duckdb::CatalogEntry> MoraineSchemaEntry::CreateIndex(
 
 // ---------------------------------------------------------------- catalog
 
-MoraineCatalog::MoraineCatalog(duckdb::AttachedDatabase& attached,
-                               std::shared_ptr<store::KvStore> store, catalog::CatalogVersion shape)
-    : duckdb::Catalog(attached), store_(std::move(store)), shape_(shape) {
-  if (auto* caching = dynamic_cast<commit::CatalogCachingStore*>(store_.get())) {
-    head_catalog_ = &caching->head_catalog();
-  }
-}
+MoraineCatalog::MoraineCatalog(duckdb::AttachedDatabase& attached, CatalogStore catalog,
+                               StoreOpener open_nested)
+    : duckdb::Catalog(attached),
+      catalog_(std::move(catalog)),
+      open_nested_(std::move(open_nested)) {}
 
 MoraineCatalog::~MoraineCatalog() = default;
 
 void MoraineCatalog::Initialize(bool) {}
 
-std::string MoraineCatalog::SchemaName(duckdb::CatalogTransaction transaction) {
-  if (transaction.transaction || transaction.context) {
-    auto& moraine = transaction.transaction ? transaction.transaction->Cast<MoraineTransaction>()
-                                            : MoraineTransaction::Get(*transaction.context, *this);
-    return moraine.WithRows(false, [](commit::RowTransaction& rows) { return rows.SchemaName(); });
-  }
-  return GetDefaultSchema();  // no DuckDB transaction: the committed name
+MoraineTransaction& MoraineCatalog::TransactionOf(duckdb::CatalogTransaction transaction) {
+  if (transaction.transaction) return transaction.transaction->Cast<MoraineTransaction>();
+  if (transaction.context) return MoraineTransaction::Get(*transaction.context, *this);
+  throw duckdb::InternalException("moraine: catalog access without a transaction");
+}
+
+std::string MoraineCatalog::SchemaName(MoraineTransaction& transaction) {
+  return transaction.WithRows(false,
+                              [](commit::RowTransaction& rows) { return rows.SchemaName(); });
 }
 
 duckdb::string MoraineCatalog::GetDefaultSchema() const {
   try {
-    auto rows = commit::BeginRowTransaction(store_, shape_);
+    auto rows = commit::BeginRowTransaction(catalog_.store, catalog_.shape);
     auto name = rows->SchemaName();
     rows->Rollback();
     return name;
@@ -265,39 +269,105 @@ duckdb::string MoraineCatalog::GetDefaultSchema() const {
   }
 }
 
-MoraineSchemaEntry& MoraineCatalog::SchemaEntryNamed(const std::string& name) {
+std::optional<CatalogStore> MoraineCatalog::NestedCatalog(MoraineTransaction& transaction,
+                                                          const std::string& schema, bool create) {
+  std::optional<CatalogStore> found;
+  {
+    std::lock_guard<std::mutex> lock(schemas_mutex_);
+    if (auto it = nested_.find(schema); it != nested_.end()) found = it->second;
+  }
+  if (!found) {
+    std::shared_ptr<store::KvStore> opened;
+    catalog::CatalogVersion shape = catalog_.shape;
+    try {
+      opened =
+          open_nested_(store::NestedCatalogLocation(catalog_.store->location(), schema), create);
+      if (!opened) return std::nullopt;
+      commit::RequireCurrentStoreFormat(*opened);
+      shape = commit::ServedCatalogVersion(opened);
+    } catch (const store::Error& error) {
+      ThrowAsDuckDB(error);
+    }
+    std::lock_guard<std::mutex> lock(schemas_mutex_);
+    found = nested_.emplace(schema, CatalogStore::Of(std::move(opened), shape)).first->second;
+  }
+  // A store holds a catalog once DuckLake's first commit to it landed, or
+  // while this transaction names its schema. A store left by a rolled-back
+  // creation holds neither.
+  const bool holds = transaction.WithRows(*found, create, [&](commit::RowTransaction& rows) {
+    if (rows.LatestSnapshot()) return true;
+    if (duckdb::StringUtil::CIEquals(rows.SchemaName(), schema)) return true;
+    if (!create) return false;
+    rows.CreateSchema(schema);
+    return true;
+  });
+  if (!holds) return std::nullopt;
+  return found;
+}
+
+std::optional<CatalogStore> MoraineCatalog::StoreOfSchema(MoraineTransaction& transaction,
+                                                          const std::string& schema) {
+  if (duckdb::StringUtil::CIEquals(schema, SchemaName(transaction))) return catalog_;
+  return NestedCatalog(transaction, schema, false);
+}
+
+MoraineSchemaEntry& MoraineCatalog::SchemaEntryNamed(const std::string& name,
+                                                     const CatalogStore& where) {
   std::lock_guard<std::mutex> lock(schemas_mutex_);
   auto& entry = schemas_[name];
-  if (!entry) {
+  if (!entry || entry->catalog_store().store != where.store) {
+    // A name served by another store than before (a nested catalog created
+    // after a lookup missed) gets an entry of its own; the old one stays
+    // alive for the plans that hold it.
+    if (entry) retired_schemas_.push_back(std::move(entry));
     duckdb::CreateSchemaInfo info;
     info.schema = name;
-    entry = std::make_unique<MoraineSchemaEntry>(*this, info);
+    entry = std::make_unique<MoraineSchemaEntry>(*this, info, where);
   }
   return *entry;
 }
 
 duckdb::optional_ptr<duckdb::CatalogEntry> MoraineCatalog::CreateSchema(
     duckdb::CatalogTransaction transaction, duckdb::CreateSchemaInfo& info) {
-  // DuckLake creates the schema of its METADATA_SCHEMA before the catalog
-  // tables; the core decides whether this store can take that name.
-  if (duckdb::StringUtil::CIEquals(info.schema, SchemaName(transaction))) {
+  auto& moraine = TransactionOf(transaction);
+  auto exists = [&]() -> duckdb::optional_ptr<duckdb::CatalogEntry> {
     if (info.on_conflict == duckdb::OnCreateConflict::ERROR_ON_CONFLICT) {
       throw duckdb::CatalogException("Schema with name \"%s\" already exists!", info.schema);
     }
     return nullptr;
+  };
+  // DuckLake creates the schema of its METADATA_SCHEMA before the catalog
+  // tables. The store's own catalog takes the first name it is given; every
+  // other schema gets a catalog nested in the store.
+  if (duckdb::StringUtil::CIEquals(info.schema, SchemaName(moraine))) return exists();
+  const bool unclaimed = moraine.WithRows(false, [](commit::RowTransaction& rows) {
+    return !rows.LatestSnapshot() &&
+           duckdb::StringUtil::CIEquals(rows.SchemaName(), std::string(commit::kDefaultSchemaName));
+  });
+  if (unclaimed) {
+    moraine.WithRows(true, [&](commit::RowTransaction& rows) { rows.CreateSchema(info.schema); });
+    return &SchemaEntryNamed(info.schema, catalog_);
   }
-  auto& moraine = transaction.transaction ? transaction.transaction->Cast<MoraineTransaction>()
-                                          : MoraineTransaction::Get(*transaction.context, *this);
-  moraine.WithRows(true, [&](commit::RowTransaction& rows) { rows.CreateSchema(info.schema); });
-  return &SchemaEntryNamed(info.schema);
+  if (NestedCatalog(moraine, info.schema, false)) return exists();
+  auto nested = NestedCatalog(moraine, info.schema, true);
+  if (!nested) {
+    throw duckdb::InvalidInputException(
+        "cannot create the catalog of schema \"%s\" in the read-only moraine store at %s",
+        info.schema, catalog_.store->location());
+  }
+  return &SchemaEntryNamed(info.schema, *nested);
 }
 
 duckdb::optional_ptr<duckdb::SchemaCatalogEntry> MoraineCatalog::LookupSchema(
     duckdb::CatalogTransaction transaction, const duckdb::EntryLookupInfo& lookup,
     duckdb::OnEntryNotFound if_not_found) {
-  const std::string served = SchemaName(transaction);
+  auto& moraine = TransactionOf(transaction);
+  const std::string served = SchemaName(moraine);
   if (duckdb::StringUtil::CIEquals(lookup.GetEntryName(), served)) {
-    return &SchemaEntryNamed(served);
+    return &SchemaEntryNamed(served, catalog_);
+  }
+  if (auto nested = NestedCatalog(moraine, lookup.GetEntryName(), false)) {
+    return &SchemaEntryNamed(lookup.GetEntryName(), *nested);
   }
   if (if_not_found == duckdb::OnEntryNotFound::RETURN_NULL) return nullptr;
   throw duckdb::CatalogException(
@@ -308,7 +378,33 @@ duckdb::optional_ptr<duckdb::SchemaCatalogEntry> MoraineCatalog::LookupSchema(
 
 void MoraineCatalog::ScanSchemas(duckdb::ClientContext& context,
                                  std::function<void(duckdb::SchemaCatalogEntry&)> callback) {
-  callback(SchemaEntryNamed(SchemaName(duckdb::CatalogTransaction(*this, context))));
+  auto& moraine = MoraineTransaction::Get(context, *this);
+  callback(SchemaEntryNamed(SchemaName(moraine), catalog_));
+  // Nested catalogs: those in the store's directory, and those opened here.
+  std::vector<CatalogStore> nested;
+  for (const auto& location : store::ListNestedCatalogLocations(catalog_.store->location())) {
+    std::shared_ptr<store::KvStore> opened;
+    try {
+      opened = open_nested_(location, false);
+      if (!opened) continue;
+      commit::RequireCurrentStoreFormat(*opened);
+      nested.push_back(CatalogStore::Of(opened, commit::ServedCatalogVersion(opened)));
+    } catch (const store::Error& error) {
+      ThrowAsDuckDB(error);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(schemas_mutex_);
+    for (const auto& [name, where] : nested_) nested.push_back(where);
+  }
+  std::set<store::KvStore*> seen;
+  for (const auto& where : nested) {
+    if (!seen.insert(where.store.get()).second) continue;
+    auto name = moraine.WithRows(where, false, [](commit::RowTransaction& rows) {
+      return rows.LatestSnapshot() ? std::optional<std::string>(rows.SchemaName()) : std::nullopt;
+    });
+    if (name) callback(SchemaEntryNamed(*name, where));
+  }
 }
 
 duckdb::PhysicalOperator& MoraineCatalog::PlanCreateTableAs(duckdb::ClientContext&,
@@ -324,9 +420,9 @@ duckdb::DatabaseSize MoraineCatalog::GetDatabaseSize(duckdb::ClientContext&) {
   return duckdb::DatabaseSize();
 }
 
-bool MoraineCatalog::InMemory() { return store_->location().starts_with("memory://"); }
+bool MoraineCatalog::InMemory() { return catalog_.store->location().starts_with("memory://"); }
 
-duckdb::string MoraineCatalog::GetDBPath() { return store_->location(); }
+duckdb::string MoraineCatalog::GetDBPath() { return catalog_.store->location(); }
 
 void MoraineCatalog::DropSchema(duckdb::ClientContext&, duckdb::DropInfo&) {
   throw duckdb::NotImplementedException("moraine: DROP SCHEMA is not supported");

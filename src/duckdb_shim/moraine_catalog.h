@@ -1,21 +1,24 @@
-// The DuckDB catalog a moraine store presents: one schema (`main`, or the name
-// the catalog was created under, which the RowTransaction reports) whose
-// tables are whatever the current RowTransaction says exists (DuckLake's 28
-// fixed tables and the inlined data/delete families). Table entries are thin
-// views of a commit::TableSpec; rows are never held here.
+// The DuckDB catalog a moraine store presents: one schema per DuckLake
+// catalog it holds (`main`, or the name the store's catalog was created
+// under, which the RowTransaction reports; and the schema of each further
+// catalog nested in the store, store/nested_catalog_location.h), whose
+// tables are whatever that schema's RowTransaction says exists (DuckLake's
+// 28 fixed tables and the inlined data/delete families). Table entries are
+// thin views of a commit::TableSpec; rows are never held here.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "commit/head_catalog_cache.h"
 #include "commit/row_transaction.h"
 #include "duckdb/catalog/catalog.hpp"
 #include "duckdb/catalog/catalog_entry/schema_catalog_entry.hpp"
 #include "duckdb/catalog/catalog_entry/table_catalog_entry.hpp"
+#include "duckdb_shim/catalog_store.h"
 #include "duckdb_shim/column_codec.h"
 #include "store/kv_store.h"
 
@@ -45,7 +48,11 @@ class MoraineTableEntry : public duckdb::TableCatalogEntry {
 
 class MoraineSchemaEntry : public duckdb::SchemaCatalogEntry {
  public:
-  MoraineSchemaEntry(duckdb::Catalog& owning_catalog, duckdb::CreateSchemaInfo& info);
+  // `where`: the store that serves this schema's catalog.
+  MoraineSchemaEntry(duckdb::Catalog& owning_catalog, duckdb::CreateSchemaInfo& info,
+                     CatalogStore where);
+
+  const CatalogStore& catalog_store() const { return where_; }
 
   duckdb::optional_ptr<duckdb::CatalogEntry> LookupEntry(
       duckdb::CatalogTransaction transaction, const duckdb::EntryLookupInfo& lookup) override;
@@ -86,23 +93,33 @@ class MoraineSchemaEntry : public duckdb::SchemaCatalogEntry {
                               duckdb::optional_ptr<duckdb::ClientContext> context);
   MoraineTransaction& TransactionOf(duckdb::CatalogTransaction transaction);
 
+  CatalogStore where_;
   std::mutex mutex_;
   duckdb::case_insensitive_map_t<std::vector<std::unique_ptr<MoraineTableEntry>>> entries_;
 };
 
 class MoraineCatalog : public duckdb::Catalog {
  public:
-  // `shape` is the catalog version this attach serves, for its whole life:
-  // a raise shows up in later attaches, never in this one (RFC 0012).
-  MoraineCatalog(duckdb::AttachedDatabase& attached, std::shared_ptr<store::KvStore> store,
-                 catalog::CatalogVersion shape);
+  // Opens the store of a nested catalog at a location (read-only when the
+  // catalog is), creating it only when `create`; nullptr when it is absent
+  // and not created. Throws what opening a store throws.
+  using StoreOpener =
+      std::function<std::shared_ptr<store::KvStore>(const std::string& location, bool create)>;
+
+  // `catalog`: the store and the catalog version this attach serves, for its
+  // whole life: a raise shows up in later attaches, never in this one
+  // (RFC 0012). Nested catalogs are opened with `open_nested`.
+  MoraineCatalog(duckdb::AttachedDatabase& attached, CatalogStore catalog, StoreOpener open_nested);
   ~MoraineCatalog() override;
 
-  const std::shared_ptr<store::KvStore>& store() const { return store_; }
-  // The store's catalog at its head, kept across transactions; nullptr when
-  // the store was opened without one (commit/catalog_caching_store.h).
-  commit::HeadCatalogCache* head_catalog() const { return head_catalog_; }
-  catalog::CatalogVersion shape() const { return shape_; }
+  const std::shared_ptr<store::KvStore>& store() const { return catalog_.store; }
+  const CatalogStore& catalog_store() const { return catalog_; }
+  catalog::CatalogVersion shape() const { return catalog_.shape; }
+  // The store serving the DuckLake catalog whose metadata schema is
+  // `schema`, as `transaction` sees it: this store's own catalog, or a nested
+  // one that exists. nullopt when neither holds it.
+  std::optional<CatalogStore> StoreOfSchema(MoraineTransaction& transaction,
+                                            const std::string& schema);
   // Whether DuckLake's reads of this catalog may be answered by moraine's
   // native metadata manager (the default) or only by DuckLake's SQL
   // (ATTACH ... (META_NATIVE_MANAGER false)). Fixed at attach.
@@ -144,18 +161,25 @@ class MoraineCatalog : public duckdb::Catalog {
  private:
   void DropSchema(duckdb::ClientContext& context, duckdb::DropInfo& info) override;
 
-  // The name the store serves its schema under, as `transaction` sees it.
-  std::string SchemaName(duckdb::CatalogTransaction transaction);
+  MoraineTransaction& TransactionOf(duckdb::CatalogTransaction transaction);
+  // The name the store serves its own catalog under, as `transaction` sees it.
+  std::string SchemaName(MoraineTransaction& transaction);
+  // The nested catalog of `schema` if its store exists and holds a catalog
+  // (or one this transaction is creating); `create`: create it if not.
+  std::optional<CatalogStore> NestedCatalog(MoraineTransaction& transaction,
+                                            const std::string& schema, bool create);
   // The entry of the schema called `name`; entries live as long as the
   // catalog, since bound plans may hold them.
-  MoraineSchemaEntry& SchemaEntryNamed(const std::string& name);
+  MoraineSchemaEntry& SchemaEntryNamed(const std::string& name, const CatalogStore& where);
 
-  std::shared_ptr<store::KvStore> store_;
-  commit::HeadCatalogCache* head_catalog_ = nullptr;  // owned by store_
-  catalog::CatalogVersion shape_;
+  CatalogStore catalog_;
+  StoreOpener open_nested_;
   bool native_manager_ = true;
   std::mutex schemas_mutex_;
   duckdb::case_insensitive_map_t<std::unique_ptr<MoraineSchemaEntry>> schemas_;
+  std::vector<std::unique_ptr<MoraineSchemaEntry>> retired_schemas_;
+  // Nested catalog stores opened so far, by schema name.
+  duckdb::case_insensitive_map_t<CatalogStore> nested_;
 };
 
 }  // namespace moraine::duckdb_shim

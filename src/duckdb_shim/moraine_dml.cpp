@@ -51,6 +51,10 @@ class DmlOperator : public duckdb::PhysicalOperator {
   MoraineTransaction& Transaction(duckdb::ExecutionContext& context) const {
     return MoraineTransaction::Get(context.client, table_.ParentCatalog());
   }
+  // The store of the table's schema.
+  const CatalogStore& Where() const {
+    return table_.ParentSchema().Cast<MoraineSchemaEntry>().catalog_store();
+  }
   static commit::RowHandle HandleAt(duckdb::DataChunk& chunk, duckdb::idx_t column,
                                     duckdb::idx_t row) {
     return static_cast<commit::RowHandle>(chunk.GetValue(column, row).GetValue<int64_t>());
@@ -94,7 +98,7 @@ class InsertOperator : public DmlOperator {
         rows[r][c] = CellFromValue(full.GetValue(c, r), codecs[c]);
       }
     }
-    Transaction(context).WithRows(true, [&](commit::RowTransaction& transaction) {
+    Transaction(context).WithRows(Where(), true, [&](commit::RowTransaction& transaction) {
       for (auto& row : rows) transaction.Insert(table_.spec().name, row);
     });
     input.global_state.Cast<CountSinkState>().count += static_cast<int64_t>(rows.size());
@@ -122,7 +126,7 @@ class DeleteOperator : public DmlOperator {
       auto handle = HandleAt(chunk, row_id_column_, r);
       if (state.touched.insert(handle).second) handles.push_back(handle);
     }
-    Transaction(context).WithRows(true, [&](commit::RowTransaction& transaction) {
+    Transaction(context).WithRows(Where(), true, [&](commit::RowTransaction& transaction) {
       for (auto handle : handles) transaction.Delete(table_.spec().name, handle);
     });
     state.count += static_cast<int64_t>(handles.size());
@@ -180,7 +184,7 @@ class UpdateOperator : public DmlOperator {
             CellFromValue(values[i].GetValue(positions[u]), codecs[columns_[i].index]));
       }
     }
-    Transaction(context).WithRows(true, [&](commit::RowTransaction& rows) {
+    Transaction(context).WithRows(Where(), true, [&](commit::RowTransaction& rows) {
       for (size_t u = 0; u < handles.size(); u++) {
         auto row = rows.GetRow(handles[u]);
         for (size_t i = 0; i < columns_.size(); i++) row[columns_[i].index] = changed[u][i];

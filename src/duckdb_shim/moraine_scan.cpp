@@ -184,7 +184,8 @@ duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitScan(
   };
 
   auto& transaction = MoraineTransaction::Get(context, table.ParentCatalog());
-  transaction.WithRows(false, [&](commit::RowTransaction& rows) {
+  const auto& where = table.ParentSchema().Cast<MoraineSchemaEntry>().catalog_store();
+  transaction.WithRows(where, false, [&](commit::RowTransaction& rows) {
     rows.ScanProjected(spec.name, request, [&](commit::RowHandle handle, const commit::Row& row) {
       if (row.size() != codecs.size()) {
         throw duckdb::InternalException("moraine: row of %s has %llu cells, expected %llu",

@@ -5,10 +5,8 @@
 namespace moraine::duckdb_shim {
 
 MoraineTransaction::MoraineTransaction(duckdb::TransactionManager& owner,
-                                       duckdb::ClientContext& client,
-                                       std::shared_ptr<store::KvStore> store,
-                                       catalog::CatalogVersion shape)
-    : duckdb::Transaction(owner, client), store_(std::move(store)), shape_(shape) {}
+                                       duckdb::ClientContext& client, CatalogStore catalog)
+    : duckdb::Transaction(owner, client), catalog_(std::move(catalog)) {}
 
 MoraineTransaction::~MoraineTransaction() = default;
 
@@ -17,25 +15,47 @@ MoraineTransaction& MoraineTransaction::Get(duckdb::ClientContext& context,
   return duckdb::Transaction::Get(context, catalog).Cast<MoraineTransaction>();
 }
 
-commit::RowTransaction& MoraineTransaction::RowsLocked() {
+MoraineTransaction::OpenRows& MoraineTransaction::RowsLocked(const CatalogStore& where) {
+  for (auto& open : open_) {
+    if (open.where.store == where.store) return open;
+  }
   // Begun lazily: DuckDB starts a transaction on every attached catalog a
   // statement touches, and most never read a row.
-  if (!rows_) rows_ = commit::BeginRowTransaction(store_, shape_);
-  return *rows_;
+  open_.push_back({where, commit::BeginRowTransaction(where.store, where.shape), false});
+  return open_.back();
+}
+
+bool MoraineTransaction::wrote(const CatalogStore& where) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& open : open_) {
+    if (open.where.store == where.store) return open.wrote;
+  }
+  return false;
 }
 
 duckdb::ErrorData MoraineTransaction::Commit() {
   std::lock_guard<std::mutex> lock(mutex_);
-  // The row transaction is finished whatever happens below; DuckDB does not
-  // call Rollback after a failed commit.
-  auto rows = std::move(rows_);
-  if (!rows) return duckdb::ErrorData();
-  try {
-    if (wrote_) {
-      rows->Commit();
-    } else {
-      rows->Rollback();
+  // The row transactions are finished whatever happens below; DuckDB does
+  // not call Rollback after a failed commit.
+  auto open = std::move(open_);
+  open_.clear();
+  OpenRows* writer = nullptr;
+  for (auto& candidate : open) {
+    if (!candidate.wrote) continue;
+    if (writer) {
+      for (auto& each : open) each.rows->Rollback();
+      return duckdb::ErrorData(duckdb::InvalidInputException(
+          "one transaction wrote the catalogs of two metadata schemas of the moraine store at "
+          "%s, which share no atomic commit; commit each on its own",
+          catalog_.store->location()));
     }
+    writer = &candidate;
+  }
+  try {
+    for (auto& each : open) {
+      if (&each != writer) each.rows->Rollback();
+    }
+    if (writer) writer->rows->Commit();
     return duckdb::ErrorData();
   } catch (const store::Error& error) {
     return AsDuckDBError(error);
@@ -46,22 +66,23 @@ duckdb::ErrorData MoraineTransaction::Commit() {
 
 void MoraineTransaction::Rollback() {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto rows = std::move(rows_);
-  if (!rows) return;
-  try {
-    rows->Rollback();
-  } catch (const store::Error&) {
-    // Nothing was written; dropping the row transaction releases it.
+  auto open = std::move(open_);
+  open_.clear();
+  for (auto& each : open) {
+    try {
+      each.rows->Rollback();
+    } catch (const store::Error&) {
+      // Nothing was written; dropping the row transaction releases it.
+    }
   }
 }
 
 MoraineTransactionManager::MoraineTransactionManager(duckdb::AttachedDatabase& attached,
-                                                     std::shared_ptr<store::KvStore> store,
-                                                     catalog::CatalogVersion shape)
-    : duckdb::TransactionManager(attached), store_(std::move(store)), shape_(shape) {}
+                                                     CatalogStore catalog)
+    : duckdb::TransactionManager(attached), catalog_(std::move(catalog)) {}
 
 duckdb::Transaction& MoraineTransactionManager::StartTransaction(duckdb::ClientContext& context) {
-  auto transaction = std::make_unique<MoraineTransaction>(*this, context, store_, shape_);
+  auto transaction = std::make_unique<MoraineTransaction>(*this, context, catalog_);
   auto& result = *transaction;
   std::lock_guard<std::mutex> lock(mutex_);
   transactions_[&result] = std::move(transaction);

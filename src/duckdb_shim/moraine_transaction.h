@@ -1,15 +1,23 @@
-// A DuckDB transaction on a moraine catalog: it owns one commit::RowTransaction,
-// begun on first use, and lands it at DuckDB's COMMIT. The row transaction is
-// the only state; the shim adds no catalog logic of its own.
+// A DuckDB transaction on a moraine catalog: it owns one commit::RowTransaction
+// per store it touches (the catalog's own, and the store of each further
+// metadata schema it reads; see catalog_store.h), each begun on first use,
+// and lands them at DuckDB's COMMIT. The row transactions are the only
+// state; the shim adds no catalog logic of its own.
+//
+// A transaction writes the catalog of one metadata schema: DuckLake never
+// writes two in one transaction, and the stores of two schemas share no
+// atomic batch. A commit that would write two is refused and lands nothing.
 #pragma once
 
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "commit/row_transaction.h"
 #include "duckdb/transaction/transaction.hpp"
 #include "duckdb/transaction/transaction_manager.hpp"
+#include "duckdb_shim/catalog_store.h"
 #include "duckdb_shim/error_translation.h"
 #include "store/error.h"
 #include "store/kv_store.h"
@@ -18,32 +26,36 @@ namespace moraine::duckdb_shim {
 
 class MoraineTransaction : public duckdb::Transaction {
  public:
+  // `catalog`: the store of the catalog's first metadata schema.
   MoraineTransaction(duckdb::TransactionManager& owner, duckdb::ClientContext& client,
-                     std::shared_ptr<store::KvStore> store, catalog::CatalogVersion shape);
+                     CatalogStore catalog);
   ~MoraineTransaction() override;
 
   static MoraineTransaction& Get(duckdb::ClientContext& context, duckdb::Catalog& catalog);
 
-  // Runs `fn(RowTransaction&)` under the transaction's lock (DuckDB may run
-  // two scans of one transaction on different threads), translating store
-  // errors. `writes` marks the transaction as having staged something.
+  // Runs `fn(RowTransaction&)` on the row transaction of `where` (the
+  // catalog's own store when not given) under the transaction's lock (DuckDB
+  // may run two scans of one transaction on different threads), translating
+  // store errors. `writes` marks that store as having staged something.
   template <class Fn>
-  auto WithRows(bool writes, Fn&& fn) -> decltype(fn(std::declval<commit::RowTransaction&>())) {
+  auto WithRows(const CatalogStore& where, bool writes, Fn&& fn)
+      -> decltype(fn(std::declval<commit::RowTransaction&>())) {
     std::lock_guard<std::mutex> lock(mutex_);
     try {
-      auto& rows = RowsLocked();
-      if (writes) wrote_ = true;
-      return fn(rows);
+      auto& open = RowsLocked(where);
+      if (writes) open.wrote = true;
+      return fn(*open.rows);
     } catch (const store::Error& error) {
       ThrowAsDuckDB(error);
     }
   }
-
-  // Whether anything was staged (WithRows with `writes`) so far.
-  bool wrote() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return wrote_;
+  template <class Fn>
+  auto WithRows(bool writes, Fn&& fn) -> decltype(fn(std::declval<commit::RowTransaction&>())) {
+    return WithRows(catalog_, writes, std::forward<Fn>(fn));
   }
+
+  // Whether anything was staged (WithRows with `writes`) in `where` so far.
+  bool wrote(const CatalogStore& where);
 
   // Lands the staged writes (or just ends a transaction that wrote nothing).
   // Never throws: a failure becomes the returned ErrorData.
@@ -51,19 +63,21 @@ class MoraineTransaction : public duckdb::Transaction {
   void Rollback();
 
  private:
-  commit::RowTransaction& RowsLocked();
+  struct OpenRows {
+    CatalogStore where;
+    std::unique_ptr<commit::RowTransaction> rows;
+    bool wrote = false;
+  };
+  OpenRows& RowsLocked(const CatalogStore& where);
 
   std::mutex mutex_;
-  std::shared_ptr<store::KvStore> store_;
-  catalog::CatalogVersion shape_;  // the catalog's, chosen at attach
-  std::unique_ptr<commit::RowTransaction> rows_;
-  bool wrote_ = false;
+  CatalogStore catalog_;
+  std::vector<OpenRows> open_;  // in the order first used
 };
 
 class MoraineTransactionManager : public duckdb::TransactionManager {
  public:
-  MoraineTransactionManager(duckdb::AttachedDatabase& attached,
-                            std::shared_ptr<store::KvStore> store, catalog::CatalogVersion shape);
+  MoraineTransactionManager(duckdb::AttachedDatabase& attached, CatalogStore catalog);
 
   duckdb::Transaction& StartTransaction(duckdb::ClientContext& context) override;
   duckdb::ErrorData CommitTransaction(duckdb::ClientContext& context,
@@ -74,8 +88,7 @@ class MoraineTransactionManager : public duckdb::TransactionManager {
  private:
   void Forget(duckdb::Transaction& transaction);
 
-  std::shared_ptr<store::KvStore> store_;
-  catalog::CatalogVersion shape_;  // the catalog's, chosen at attach
+  CatalogStore catalog_;
   std::mutex mutex_;
   std::unordered_map<duckdb::Transaction*, std::unique_ptr<MoraineTransaction>> transactions_;
 };

@@ -152,33 +152,36 @@ void ManagerSlots::Delete() {
   ::operator delete(static_cast<void*>(this));
 }
 
-// The moraine catalog DuckLake's metadata connection reads (DuckLake sets
-// the connection's default catalog to it), if it is one and lets the native
-// manager answer; nullptr otherwise.
-MoraineCatalog* NativeCatalogOf(duckdb::ClientContext& metadata_context) {
-  const auto& entry = duckdb::ClientData::Get(metadata_context).catalog_search_path->GetDefault();
-  auto database =
-      duckdb::DatabaseManager::Get(metadata_context).GetDatabase(metadata_context, entry.catalog);
-  if (!database) return nullptr;
-  auto& catalog = database->GetCatalog();
-  if (catalog.GetCatalogType() != "moraine") return nullptr;
-  auto& moraine = catalog.Cast<MoraineCatalog>();
-  return moraine.native_manager() ? &moraine : nullptr;
-}
-
 // The metadata connection of the DuckLake transaction a manager serves, with
 // its transaction begun, and the moraine catalog it reads if the native
-// manager may answer for it.
+// manager may answer for it: the catalog DuckLake sets as the connection's
+// default, with the store of the metadata schema it sets beside it.
 struct MetadataConnection {
   duckdb::ClientContext& context;
-  MoraineCatalog* catalog;
+  MoraineCatalog* catalog = nullptr;  // nullptr: DuckLake's SQL answers
+  CatalogStore where;
 };
 
 MetadataConnection MetadataConnectionOf(void* manager) {
   auto get_connection =
       reinterpret_cast<GetConnectionFunction>(TheRegistration().module->get_connection());
   auto& context = *get_connection(StateOf(manager).ducklake_transaction).context;
-  return {context, NativeCatalogOf(context)};
+  MetadataConnection metadata{context, nullptr, {}};
+  const auto& entry = duckdb::ClientData::Get(context).catalog_search_path->GetDefault();
+  auto database = duckdb::DatabaseManager::Get(context).GetDatabase(context, entry.catalog);
+  if (!database) return metadata;
+  auto& catalog = database->GetCatalog();
+  if (catalog.GetCatalogType() != "moraine") return metadata;
+  auto& moraine = catalog.Cast<MoraineCatalog>();
+  if (!moraine.native_manager()) return metadata;
+  auto where = moraine.StoreOfSchema(MoraineTransaction::Get(context, moraine), entry.schema);
+  // DuckLake names "main" when the lake was attached without METADATA_SCHEMA:
+  // the store's own catalog then serves it under whatever name it has.
+  if (!where && entry.schema == "main") where = moraine.catalog_store();
+  if (!where) return metadata;
+  metadata.catalog = &moraine;
+  metadata.where = *where;
+  return metadata;
 }
 
 duckdb::unique_ptr<abi::DuckLakeSnapshot> NewSnapshot(const commit::SnapshotCounters& counters) {
@@ -194,9 +197,9 @@ duckdb::unique_ptr<abi::DuckLakeSnapshot> ManagerSlots::GetSnapshot() {
     return (this->*MemberAt<decltype(&ManagerSlots::GetSnapshot)>(
                        OriginalSlot(abi::kGetSnapshotSlot)))();
   }
-  auto head =
-      MoraineTransaction::Get(metadata.context, *metadata.catalog)
-          .WithRows(false, [](commit::RowTransaction& rows) { return rows.LatestSnapshot(); });
+  auto head = MoraineTransaction::Get(metadata.context, *metadata.catalog)
+                  .WithRows(metadata.where, false,
+                            [](commit::RowTransaction& rows) { return rows.LatestSnapshot(); });
   if (!head) throw duckdb::InvalidInputException("No snapshot found in DuckLake");
   TheRegistration().native_snapshot_reads.fetch_add(1, std::memory_order_relaxed);
   return NewSnapshot(*head);
@@ -216,7 +219,7 @@ duckdb::unique_ptr<abi::DuckLakeSnapshot> ManagerSlots::GetSnapshotAt(duckdb::Bo
   std::optional<commit::SnapshotCounters> found;
   if (version <= static_cast<uint64_t>(INT64_MAX)) {
     found = MoraineTransaction::Get(metadata.context, *metadata.catalog)
-                .WithRows(false, [&](commit::RowTransaction& rows) {
+                .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
                   return rows.SnapshotAt(static_cast<int64_t>(version));
                 });
   }
@@ -238,7 +241,7 @@ duckdb::vector<abi::DuckLakeGlobalStatsInfo> ManagerSlots::GetGlobalTableStats(
                        OriginalSlot(abi::kGetGlobalTableStatsSlot)))(snapshot, table_id);
   }
   auto stats = MoraineTransaction::Get(metadata.context, *metadata.catalog)
-                   .WithRows(false, [&](commit::RowTransaction& rows) {
+                   .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
                      return rows.GlobalTableStats(static_cast<int64_t>(table_id.index));
                    });
   TheRegistration().native_stats_reads.fetch_add(1, std::memory_order_relaxed);
@@ -307,23 +310,24 @@ abi::DuckLakeCatalogInfo ManagerSlots::GetCatalogForSnapshot(abi::DuckLakeSnapsh
   const std::string separator = (this->*MemberAt<decltype(&ManagerSlots::GetPathSeparator)>(
                                             registration.get_path_separator))(data_path);
   auto& moraine = MoraineTransaction::Get(metadata.context, *metadata.catalog);
-  auto* head_catalog = metadata.catalog->head_catalog();
-  const bool may_cache = head_catalog && !moraine.wrote();
-  const auto lake_catalog = moraine.WithRows(false, [&](commit::RowTransaction& rows) {
-    const auto wanted = static_cast<int64_t>(snapshot.snapshot_id);
-    const auto head = rows.LatestSnapshot();
-    if (may_cache && head && head->snapshot_id == wanted) {
-      auto served = head_catalog->AtHead(rows, wanted, data_path, separator);
-      using Source = commit::HeadCatalogCache::Source;
-      auto& count = served.source == Source::kCached   ? registration.catalog_cache_hits
-                    : served.source == Source::kReread ? registration.catalog_cache_rereads
-                                                       : registration.catalog_full_reads;
-      count.fetch_add(1, std::memory_order_relaxed);
-      return served.catalog;
-    }
-    return std::shared_ptr<const commit::LakeCatalog>(std::make_shared<commit::LakeCatalog>(
-        commit::ReadLakeCatalog(rows, wanted, data_path, separator)));
-  });
+  auto* head_catalog = metadata.where.head_catalog;
+  const bool may_cache = head_catalog && !moraine.wrote(metadata.where);
+  const auto lake_catalog =
+      moraine.WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
+        const auto wanted = static_cast<int64_t>(snapshot.snapshot_id);
+        const auto head = rows.LatestSnapshot();
+        if (may_cache && head && head->snapshot_id == wanted) {
+          auto served = head_catalog->AtHead(rows, wanted, data_path, separator);
+          using Source = commit::HeadCatalogCache::Source;
+          auto& count = served.source == Source::kCached   ? registration.catalog_cache_hits
+                        : served.source == Source::kReread ? registration.catalog_cache_rereads
+                                                           : registration.catalog_full_reads;
+          count.fetch_add(1, std::memory_order_relaxed);
+          return served.catalog;
+        }
+        return std::shared_ptr<const commit::LakeCatalog>(std::make_shared<commit::LakeCatalog>(
+            commit::ReadLakeCatalog(rows, wanted, data_path, separator)));
+      });
   if (lake_catalog->needs_sql()) return original();
   auto parse_quoted_list =
       reinterpret_cast<ParseQuotedListFunction>(registration.parse_quoted_list);
@@ -391,7 +395,7 @@ uint64_t ManagerSlots::GetNextColumnId(abi::TableIndex table_id) {
   std::optional<int64_t> max;
   if (metadata.catalog) {
     max = MoraineTransaction::Get(metadata.context, *metadata.catalog)
-              .WithRows(false, [&](commit::RowTransaction& rows) {
+              .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
                 return rows.MaxColumnId(static_cast<int64_t>(table_id.index));
               });
   }

@@ -38,20 +38,23 @@ class StoreRegistry {
     return *registry;
   }
 
-  std::shared_ptr<store::KvStore> Open(const std::string& path, bool read_only) {
+  // `create`: whether an absent store may be created; when not, an absent
+  // one is nullptr.
+  std::shared_ptr<store::KvStore> Open(const std::string& path, bool read_only,
+                                       bool create = true) {
     const auto location = Canonical(path);
     // A private in-memory store is, by definition, never shared.
-    if (location == kMemoryScheme) return Opened(location, read_only);
+    if (location == kMemoryScheme) return Opened(location, read_only, create);
     std::lock_guard<std::mutex> lock(mutex_);
     auto& handles = handles_[location];
     if (auto writer = handles.read_write.lock()) return writer;
     if (read_only) {
       if (auto reader = handles.read_only.lock()) return reader;
-      auto reader = Opened(location, true);
+      auto reader = Opened(location, true, create);
       handles.read_only = reader;
       return reader;
     }
-    auto writer = Opened(location, false);
+    auto writer = Opened(location, false, create);
     handles.read_write = writer;
     return writer;
   }
@@ -71,12 +74,16 @@ class StoreRegistry {
     return std::filesystem::weakly_canonical(std::filesystem::absolute(path)).string();
   }
 
-  static std::shared_ptr<store::KvStore> Opened(const std::string& location, bool read_only) {
+  static std::shared_ptr<store::KvStore> Opened(const std::string& location, bool read_only,
+                                                bool create) {
     try {
       // Every commit of this process to the store passes this one handle,
       // which keeps the catalog at the head in memory for DuckLake's reads.
-      return std::make_shared<commit::CatalogCachingStore>(
-          store::OpenKvStore({.location = location, .read_only = read_only}));
+      return std::make_shared<commit::CatalogCachingStore>(store::OpenKvStore(
+          {.location = location, .read_only = read_only, .create_if_missing = create}));
+    } catch (const store::NotFoundError& error) {
+      if (!create) return nullptr;
+      ThrowAsDuckDB(error);
     } catch (const store::Error& error) {
       ThrowAsDuckDB(error);
     }
@@ -116,7 +123,11 @@ duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
   } catch (const store::Error& error) {
     ThrowAsDuckDB(error);
   }
-  auto catalog = duckdb::make_uniq<MoraineCatalog>(db, std::move(store), shape);
+  auto open_nested = [read_only](const std::string& location, bool create) {
+    return StoreRegistry::Instance().Open(location, read_only, create && !read_only);
+  };
+  auto catalog = duckdb::make_uniq<MoraineCatalog>(db, CatalogStore::Of(std::move(store), shape),
+                                                   std::move(open_nested));
   catalog->set_native_manager(native_manager);
   // DuckLake attaches its metadata catalog after it is loaded and before the
   // transactions that read it: the first moment moraine can register.
@@ -128,7 +139,7 @@ duckdb::unique_ptr<duckdb::TransactionManager> CreateTransactionManager(
     duckdb::optional_ptr<duckdb::StorageExtensionInfo>, duckdb::AttachedDatabase& db,
     duckdb::Catalog& catalog) {
   auto& moraine = catalog.Cast<MoraineCatalog>();
-  return duckdb::make_uniq<MoraineTransactionManager>(db, moraine.store(), moraine.shape());
+  return duckdb::make_uniq<MoraineTransactionManager>(db, moraine.catalog_store());
 }
 
 }  // namespace
