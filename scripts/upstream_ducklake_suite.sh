@@ -5,11 +5,13 @@
 # duckdb/ducklake and extracted into a scratch directory; it is never copied
 # into this repository.
 #
-# usage: scripts/upstream_ducklake_suite.sh DUCKLAKE_GIT_DIR [compare|moraine|stock] [FILE_GLOB]
-#   compare (default): runs both, prints both counts and every file that passes
-#     on stock but fails on moraine; exits 1 if any such file is not one of
-#     NOT_MORAINES below.
-#   moraine | stock: runs one catalog; exits as the runner does (1 if any file fails).
+# usage: scripts/upstream_ducklake_suite.sh DUCKLAKE_GIT_DIR [compare|moraine|moraine-sql|stock] [FILE_GLOB]
+#   compare (default): runs stock, then moraine with its native DuckLake metadata
+#     manager and without it (MORAINE_NATIVE_MANAGER=off, DuckLake's SQL alone);
+#     prints the three counts and every file that passes on stock but fails on
+#     moraine either way; exits 1 if any such file is not one of NOT_MORAINES below.
+#   moraine | moraine-sql | stock: runs one catalog; exits as the runner does (1 if
+#     any file fails).
 # (MORAINE=path/to/moraine overrides the host binary, default build/moraine)
 #
 # On moraine every file's DUCKLAKE_CONNECTION is the file's own, as a moraine
@@ -18,7 +20,7 @@
 # without DATA_PATH keeps its data beside the store as on a DuckDB file.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-git_dir="${1:?usage: $0 DUCKLAKE_GIT_DIR [compare|moraine|stock] [FILE_GLOB]}"
+git_dir="${1:?usage: $0 DUCKLAKE_GIT_DIR [compare|moraine|moraine-sql|stock] [FILE_GLOB]}"
 mode="${2:-compare}"
 glob="${3:-test/sql/*}"
 commit=d8a1881e22516ea3d186d73e83c65fe5bd1a1dc4
@@ -43,46 +45,51 @@ mapfile -t files < <(find test/sql -name '*.test' -path "$glob" | sort)
 run() {
   local catalog="$1"
   local args=(--verbose --env "DATA_PATH=__TEST_DIR__")
-  if [[ $catalog == moraine ]]; then
+  local switch=on
+  if [[ $catalog == moraine* ]]; then
     args+=(--env-prefix "DUCKLAKE_CONNECTION=moraine:")
   fi
-  "$moraine_bin" sqllogictest "${args[@]}" "${files[@]}" > "$work/$catalog.log" 2>&1 || true
+  [[ $catalog == moraine-sql ]] && switch=off
+  MORAINE_NATIVE_MANAGER=$switch "$moraine_bin" sqllogictest "${args[@]}" "${files[@]}" \
+    > "$work/$catalog.log" 2>&1 || true
 }
 
 # The files of one outcome (PASS, FAIL, SKIP) in a runner log, one per line.
 outcome() { sed -n "s/^$1 \([^: ]*\).*/\1/p" "$2" | sort -u; }
 
-if [[ $mode == moraine || $mode == stock ]]; then
+if [[ $mode == moraine || $mode == moraine-sql || $mode == stock ]]; then
   run "$mode"
   grep -v '^PASS ' "$work/$mode.log"
   [[ -z $(outcome FAIL "$work/$mode.log") ]]
   exit
 fi
-[[ $mode == compare ]] || { echo "unknown mode '$mode' (compare, moraine or stock)" >&2; exit 2; }
+[[ $mode == compare ]] || {
+  echo "unknown mode '$mode' (compare, moraine, moraine-sql or stock)" >&2
+  exit 2
+}
 
 SECONDS=0
 run stock
 run moraine
-echo "stock:   $(tail -n 1 "$work/stock.log")"
-echo "moraine: $(tail -n 1 "$work/moraine.log")"
-echo "($SECONDS s for both)"
+run moraine-sql
+echo "stock:                 $(tail -n 1 "$work/stock.log")"
+echo "moraine:               $(tail -n 1 "$work/moraine.log")"
+echo "moraine, manager off:  $(tail -n 1 "$work/moraine-sql.log")"
+echo "($SECONDS s for the three)"
 
-mapfile -t regressions < <(comm -12 <(outcome PASS "$work/stock.log") <(outcome FAIL "$work/moraine.log"))
 unexpected=0
-echo "pass on stock, fail on moraine: ${#regressions[@]}"
-for file in "${regressions[@]}"; do
-  if [[ -n ${NOT_MORAINES[$file]:-} ]]; then
-    echo "  $file (not moraine's: ${NOT_MORAINES[$file]})"
-  else
-    echo "  $file (UNEXPECTED)"
-    unexpected=$((unexpected + 1))
-  fi
-done
-if ((unexpected > 0)); then
-  echo "moraine's failures:"
+for catalog in moraine moraine-sql; do
+  mapfile -t regressions < <(comm -12 <(outcome PASS "$work/stock.log") \
+    <(outcome FAIL "$work/$catalog.log"))
+  echo "pass on stock, fail on $catalog: ${#regressions[@]}"
   for file in "${regressions[@]}"; do
-    [[ -n ${NOT_MORAINES[$file]:-} ]] && continue
-    sed -n "\|^FAIL $file:|,/^\(PASS\|FAIL\|SKIP\) /p" "$work/moraine.log" | sed '$d'
+    if [[ -n ${NOT_MORAINES[$file]:-} ]]; then
+      echo "  $file (not moraine's: ${NOT_MORAINES[$file]})"
+    else
+      echo "  $file (UNEXPECTED)"
+      unexpected=$((unexpected + 1))
+      sed -n "\|^FAIL $file:|,/^\(PASS\|FAIL\|SKIP\) /p" "$work/$catalog.log" | sed '$d'
+    fi
   done
-  exit 1
-fi
+done
+((unexpected == 0))

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -416,6 +417,14 @@ void NativeMetadataManager::EnsureRegistered() {
   if (registration.registered.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> lock(registration.mutex);
   if (registration.state != State::kWaiting) return;
+  // The operator's switch for the whole process (every lake attached in it),
+  // beside the per-lake META_NATIVE_MANAGER.
+  if (const char* switch_value = std::getenv("MORAINE_NATIVE_MANAGER");
+      switch_value && std::string_view(switch_value) == "off") {
+    registration.state = State::kRefused;
+    registration.reason = "turned off by MORAINE_NATIVE_MANAGER=off";
+    return;
+  }
   std::string why;
   auto module = DuckLakeModule::Find(&why);
   if (!module) {

@@ -210,6 +210,22 @@ TEST(NativeManager, AnswersDuckLakeAndLeavesWhatDuckLakesSqlLeaves) {
   for (size_t i = 0; i < kReads.size(); ++i) EXPECT_EQ(native[i], sql[i]) << kReads[i];
 }
 
+// The operator's switch for a whole process: no lake attached in it is
+// answered natively, and the function says why.
+TEST(NativeManager, MoraineNativeManagerOffTurnsItOffForTheProcess) {
+  TempDir dir;
+  const std::string sql = "ATTACH 'ducklake:moraine:" + dir.path("lake.moraine") +
+                          "' AS lake (DATA_PATH '" + dir.path("files") +
+                          "/'); CREATE TABLE lake.t AS SELECT 1 AS a; SELECT state, reason, "
+                          "native_snapshot_reads FROM moraine_native_manager();";
+  const auto off = RunCommand("MORAINE_NATIVE_MANAGER=off '" + std::string(MORAINE_EXECUTABLE) +
+                              "' sql --csv -c \"" + sql + "\" 2>&1");
+  ASSERT_EQ(off.exit_code, 0) << off.output;
+  EXPECT_NE(off.output.find("refused,turned off by MORAINE_NATIVE_MANAGER=off,0"),
+            std::string::npos)
+      << off.output;
+}
+
 TEST(NativeManager, AVersionThatDoesNotExistIsRefusedInDuckLakesWords) {
   TempDir dir;
   for (const std::string options : {"", ", META_NATIVE_MANAGER false"}) {
