@@ -249,14 +249,19 @@ TEST(NativeManager, ABadSwitchIsRefusedBeforeAnythingIsCreated) {
       << "the refused ATTACH made a store";
 }
 
+// Attaches the lake in `dir` as `lake`.
+void AttachLake(DuckLakeSession& session, const TempDir& dir) {
+  session.Run("ATTACH 'ducklake:moraine:" + dir.path("lake.moraine") + "' AS lake (DATA_PATH '" +
+              dir.path("files") + "/')");
+}
+
 // The catalog kept at the head is shared by every connection of the process
 // and advanced by whichever commits: a reader sees another connection's
 // schema changes, tags and drops at its next transaction.
 TEST(NativeManager, AnotherConnectionsSchemaChangesReachTheCatalogKeptAtTheHead) {
   TempDir dir;
   DuckLakeSession writer;
-  writer.Run("ATTACH 'ducklake:moraine:" + dir.path("lake.moraine") + "' AS lake (DATA_PATH '" +
-             dir.path("files") + "/')");
+  AttachLake(writer, dir);
   writer.Run("CREATE TABLE lake.t(a INTEGER)");
   writer.Run("CREATE TABLE lake.u(x INTEGER)");
   writer.Run("INSERT INTO lake.t VALUES (1)");
@@ -296,8 +301,7 @@ TEST(NativeManager, AnotherConnectionsSchemaChangesReachTheCatalogKeptAtTheHead)
 TEST(NativeManager, SeesACommitOfAnotherConnectionAtItsNextTransaction) {
   TempDir dir;
   DuckLakeSession writer;
-  writer.Run("ATTACH 'ducklake:moraine:" + dir.path("lake.moraine") + "' AS lake (DATA_PATH '" +
-             dir.path("files") + "/')");
+  AttachLake(writer, dir);
   writer.Run("CREATE TABLE lake.t(a INTEGER)");
   auto reader = writer.host().Connect();
   for (int i = 0; i < 5; ++i) {
