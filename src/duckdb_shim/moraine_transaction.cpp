@@ -55,38 +55,4 @@ void MoraineTransaction::Rollback() {
   }
 }
 
-MoraineTransactionManager::MoraineTransactionManager(duckdb::AttachedDatabase& attached,
-                                                     std::shared_ptr<store::KvStore> store,
-                                                     catalog::CatalogVersion shape)
-    : duckdb::TransactionManager(attached), store_(std::move(store)), shape_(shape) {}
-
-duckdb::Transaction& MoraineTransactionManager::StartTransaction(duckdb::ClientContext& context) {
-  auto transaction = std::make_unique<MoraineTransaction>(*this, context, store_, shape_);
-  auto& result = *transaction;
-  std::lock_guard<std::mutex> lock(mutex_);
-  transactions_[&result] = std::move(transaction);
-  return result;
-}
-
-duckdb::ErrorData MoraineTransactionManager::CommitTransaction(duckdb::ClientContext&,
-                                                               duckdb::Transaction& transaction) {
-  auto error = transaction.Cast<MoraineTransaction>().Commit();
-  Forget(transaction);
-  return error;
-}
-
-void MoraineTransactionManager::RollbackTransaction(duckdb::Transaction& transaction) {
-  transaction.Cast<MoraineTransaction>().Rollback();
-  Forget(transaction);
-}
-
-void MoraineTransactionManager::Checkpoint(duckdb::ClientContext&, bool) {
-  // Every commit is durable in the store already; there is nothing to fold.
-}
-
-void MoraineTransactionManager::Forget(duckdb::Transaction& transaction) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  transactions_.erase(&transaction);
-}
-
 }  // namespace moraine::duckdb_shim

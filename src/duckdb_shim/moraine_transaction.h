@@ -1,15 +1,14 @@
 // A DuckDB transaction on a moraine catalog: it owns one commit::RowTransaction,
 // begun on first use, and lands it at DuckDB's COMMIT. The row transaction is
-// the only state; the shim adds no catalog logic of its own.
+// the only state; the shim adds no catalog logic of its own. Thread-safe:
+// every use of the row transaction holds the transaction's lock.
 #pragma once
 
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 
 #include "commit/row_transaction.h"
 #include "duckdb/transaction/transaction.hpp"
-#include "duckdb/transaction/transaction_manager.hpp"
 #include "duckdb_shim/error_translation.h"
 #include "store/error.h"
 #include "store/kv_store.h"
@@ -52,26 +51,6 @@ class MoraineTransaction : public duckdb::Transaction {
   catalog::CatalogVersion shape_;  // the catalog's, chosen at attach
   std::unique_ptr<commit::RowTransaction> rows_;
   bool wrote_ = false;
-};
-
-class MoraineTransactionManager : public duckdb::TransactionManager {
- public:
-  MoraineTransactionManager(duckdb::AttachedDatabase& attached,
-                            std::shared_ptr<store::KvStore> store, catalog::CatalogVersion shape);
-
-  duckdb::Transaction& StartTransaction(duckdb::ClientContext& context) override;
-  duckdb::ErrorData CommitTransaction(duckdb::ClientContext& context,
-                                      duckdb::Transaction& transaction) override;
-  void RollbackTransaction(duckdb::Transaction& transaction) override;
-  void Checkpoint(duckdb::ClientContext& context, bool force = false) override;
-
- private:
-  void Forget(duckdb::Transaction& transaction);
-
-  std::shared_ptr<store::KvStore> store_;
-  catalog::CatalogVersion shape_;  // the catalog's, chosen at attach
-  std::mutex mutex_;
-  std::unordered_map<duckdb::Transaction*, std::unique_ptr<MoraineTransaction>> transactions_;
 };
 
 }  // namespace moraine::duckdb_shim
