@@ -1,7 +1,8 @@
 // The global `version` option of ducklake_metadata names the DuckLake catalog
-// version (the catalog shape moraine serves; docs/design/catalog-version.md).
-// DuckLake writes it once, when it initializes the catalog; afterwards only a
-// deliberate raise may move it, so row writes must not touch it.
+// version (the catalog shape moraine serves;
+// docs/design/rfc-0012-schema-evolution-and-catalog-version.md). DuckLake writes it once, when it
+// initializes the catalog; afterwards only a deliberate raise may move it, so row writes must not
+// touch it.
 #pragma once
 
 #include <string>
