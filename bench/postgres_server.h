@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "util/temp_dir.h"
+
 namespace moraine::bench {
 
 class PostgresServer {
@@ -23,9 +25,7 @@ class PostgresServer {
   // Throws std::runtime_error (with the log's path) if it does not come up.
   PostgresServer() {
     bin_ = FindBinDir();
-    char pattern[] = "/tmp/moraine-bench-pg-XXXXXX";
-    if (!::mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");
-    dir_ = pattern;
+    dir_ = util::CreateTempDir("moraine-bench-pg-").string();
     port_ = FreePort();
     as_ = ::geteuid() == 0 ? "runuser -u nobody -- " : "";
     if (::geteuid() == 0) Shell("chown nobody " + dir_);

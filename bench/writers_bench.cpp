@@ -33,6 +33,7 @@
 #include "duckdb_shim/host.h"
 #include "support/etcd_cluster.h"
 #include "support/writer_processes.h"
+#include "util/temp_dir.h"
 
 namespace moraine::bench {
 namespace {
@@ -73,9 +74,8 @@ double WindowRate(const std::vector<test::WriterResult>& results, Clock::time_po
 }
 
 Figures Run(const Catalog& catalog, int writers, double seconds) {
-  char pattern[] = "/tmp/moraine-bench-files-XXXXXX";
-  if (!::mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");
-  const std::string files = std::string(pattern) + "/";
+  const std::filesystem::path scratch = util::CreateTempDir("moraine-bench-files-");
+  const std::string files = scratch.string() + "/";
   const std::vector<std::string> setup = catalog.new_lake(files);
   {
     duckdb_shim::Host host;
@@ -125,7 +125,7 @@ Figures Run(const Catalog& catalog, int writers, double seconds) {
   figures.p50_ms = Quantile(latencies, 0.5);
   figures.p99_ms = Quantile(latencies, 0.99);
   std::error_code ignored;
-  std::filesystem::remove_all(pattern, ignored);
+  std::filesystem::remove_all(scratch, ignored);
   return figures;
 }
 

@@ -386,6 +386,12 @@ const std::vector<TableColumn>& InlinedDataLeadingColumns() {
   return columns;
 }
 
+bool IsInlinedUserColumn(std::string_view table_name, size_t index) {
+  const auto name = ParseInlinedTableName(table_name);
+  return name && name->kind == InlinedTableName::kData &&
+         index >= InlinedDataLeadingColumns().size();
+}
+
 const std::vector<TableColumn>& InlinedDeleteColumns() {
   static const std::vector<TableColumn> columns = {
       {"file_id", kBigint, true},

@@ -87,4 +87,9 @@ std::string FormatInlinedTableName(const InlinedTableName& name);
 const std::vector<TableColumn>& InlinedDataLeadingColumns();
 const std::vector<TableColumn>& InlinedDeleteColumns();
 
+// Whether column `index` of the table `table_name` is a user column of an
+// inlined data table (past its leading columns): DuckLake declares those with
+// the user's types, which moraine stores opaquely without interpreting.
+bool IsInlinedUserColumn(std::string_view table_name, size_t index);
+
 }  // namespace moraine::catalog

@@ -8,6 +8,7 @@
 
 #include "store/error.h"
 #include "store/record_types.h"
+#include "util/big_endian.h"
 
 namespace moraine::catalog {
 
@@ -237,8 +238,8 @@ Row RowMapping::ReadKey(std::string_view key, const std::vector<bool>& wanted) c
     throw store::CorruptionError(std::string(table_->name) + ": a key too short for its kind");
   }
   const auto component = [&](size_t index) {
-    return static_cast<int64_t>(store::ReadBigEndian64(key.data() + store::kKeyHeaderSize +
-                                                       index * store::kKeyComponentSize));
+    return static_cast<int64_t>(util::ReadBigEndian64(key.data() + store::kKeyHeaderSize +
+                                                      index * store::kKeyComponentSize));
   };
   Row row(fields_.size());
   for (size_t k = 0; k < key_columns_.size(); ++k) {

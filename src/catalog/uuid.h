@@ -1,10 +1,11 @@
-// Random (version 4) UUIDs in canonical text form, for new schemas and tables.
+// Random (version 4) UUIDs in canonical text form, for new schemas and tables
+// (util/uuid.h).
 #pragma once
 
-#include <string>
+#include "util/uuid.h"
 
 namespace moraine::catalog {
 
-std::string NewUuid();
+using util::NewUuid;
 
 }  // namespace moraine::catalog

@@ -3,12 +3,17 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 
+#include "util/strings.h"
+
 namespace moraine::cli::slt {
 namespace {
+
+using util::Lower;
+using util::Split;
+using util::Trim;
 
 bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
@@ -29,33 +34,6 @@ std::vector<std::string> Tokenize(const std::string& line) {
   }
   if (!word.empty()) words.push_back(std::move(word));
   return words;
-}
-
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-std::string Trim(const std::string& text) {
-  size_t begin = 0, end = text.size();
-  while (begin < end && IsSpace(text[begin])) begin++;
-  while (end > begin && IsSpace(text[end - 1])) end--;
-  return text.substr(begin, end - begin);
-}
-
-std::vector<std::string> Split(const std::string& text, const std::string& separator) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (true) {
-    const size_t at = text.find(separator, start);
-    if (at == std::string::npos) {
-      parts.push_back(text.substr(start));
-      return parts;
-    }
-    parts.push_back(text.substr(start, at - start));
-    start = at + separator.size();
-  }
 }
 
 struct ParseError : std::runtime_error {
@@ -422,22 +400,6 @@ std::string ReplaceAll(std::string text, const std::string& from, const std::str
   while ((at = text.find(from, at)) != std::string::npos) {
     text.replace(at, from.size(), to);
     at += to.size();
-  }
-  return text;
-}
-
-std::string NewUuid() {
-  thread_local std::mt19937_64 engine{std::random_device{}()};
-  uint64_t high = engine(), low = engine();
-  high = (high & ~uint64_t{0xF000}) | uint64_t{0x4000};          // version 4
-  low = (low & ~(uint64_t{0xC} << 60)) | (uint64_t{0x8} << 60);  // RFC 4122 variant
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string text;
-  for (int i = 0; i < 32; i++) {
-    const uint64_t word = i < 16 ? high : low;
-    const int shift = 60 - 4 * (i % 16);
-    text.push_back(kHex[(word >> shift) & 0xF]);
-    if (i == 7 || i == 11 || i == 15 || i == 19) text.push_back('-');
   }
   return text;
 }

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "util/uuid.h"
+
 namespace moraine::cli::slt {
 
 enum class RecordKind {
@@ -96,7 +98,7 @@ bool ExpandForeachToken(const std::string& word, std::vector<std::string>& out);
 
 std::string ReplaceAll(std::string text, const std::string& from, const std::string& to);
 // A random version-4 UUID in canonical text form.
-std::string NewUuid();
+using util::NewUuid;
 
 struct SubstitutionContext {
   std::vector<std::pair<std::string, std::string>> variables;  // test-env / require-env, in order

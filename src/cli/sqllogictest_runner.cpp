@@ -21,6 +21,8 @@
 #include "duckdb.hpp"
 #include "duckdb/common/crypto/md5.hpp"
 #include "duckdb_shim/host.h"
+#include "util/strings.h"
+#include "util/temp_dir.h"
 
 namespace moraine::cli {
 namespace {
@@ -30,6 +32,8 @@ using slt::LoopBinding;
 using slt::Record;
 using slt::RecordKind;
 using slt::SortMode;
+using util::Lower;
+using util::Trim;
 
 enum class Outcome { kPassed, kFailed, kSkipped };
 
@@ -44,24 +48,12 @@ thread_local int current_line = 0;
 constexpr int64_t kStandardVectorSize = 2048;
 constexpr int64_t kDefaultBlockSize = 262144;
 
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
 bool StartsWith(const std::string& text, const std::string& prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
 }
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
-}
-
-std::string Trim(const std::string& text) {
-  const auto begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string::npos) return "";
-  return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
 }
 
 std::string SqlString(const std::string& text) {
@@ -88,26 +80,6 @@ std::string DirectiveText(const Record& record) {
   for (const auto& param : record.params) text += " " + param;
   return text;
 }
-
-// A fresh directory for one file's __TEST_DIR__, removed afterwards.
-class TestDirectory {
- public:
-  TestDirectory() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "moraine-slt-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TestDirectory() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TestDirectory(const TestDirectory&) = delete;
-  TestDirectory& operator=(const TestDirectory&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // One query result rendered two ways: `canonical` is DuckDB's runner form
 // (booleans 1/0), which sorting, comparing and hashing use; `display` shows
@@ -199,8 +171,9 @@ class FileRun {
            << ": malformed test file: " << message << "\n";
       return Outcome::kFailed;
     }
-    TestDirectory test_dir;
-    substitution_.test_dir = test_dir.path();
+    // A fresh directory for the file's __TEST_DIR__, removed afterwards.
+    const util::TempDir test_dir("moraine-slt-");
+    substitution_.test_dir = test_dir.root().string();
     substitution_.test_name = path_;
     std::error_code ignored;
     substitution_.working_directory = std::filesystem::current_path(ignored).string();

@@ -14,6 +14,11 @@
 // lands everything as exactly one atomic batch at Commit, conditional on the
 // head it began at. A lost race throws store::ConflictError whose message
 // contains "conflict", which is what makes DuckLake retry.
+//
+// Thread-safety: a RowTransaction is not thread-safe; use it from one thread
+// at a time (the shim's MoraineTransaction holds a lock around every call).
+// Any number of transactions, on any threads, may be open on one store at
+// once: each reads its own snapshot, and their commits race on the head.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,6 @@
 #include "duckdb_shim/column_codec.h"
 
-#include <string_view>
-
+#include "catalog/ducklake_tables.h"
 #include "duckdb/common/exception.hpp"
 #include "duckdb/common/serializer/binary_deserializer.hpp"
 #include "duckdb/common/serializer/binary_serializer.hpp"
@@ -12,10 +11,6 @@
 
 namespace moraine::duckdb_shim {
 namespace {
-
-constexpr std::string_view kInlinedDataPrefix = "ducklake_inlined_data_";
-// row_id, begin_snapshot, end_snapshot precede the user columns.
-constexpr size_t kInlinedSystemColumns = 3;
 
 std::string SerializeValue(const duckdb::Value& value) {
   duckdb::MemoryStream stream;
@@ -52,10 +47,7 @@ duckdb::Value CellAsValue(const commit::Cell& cell) {
 
 ColumnCodec CodecFor(const std::string& table_name, size_t index, const duckdb::LogicalType& type) {
   ColumnCodec codec{type, CellKind::kOpaque};
-  if (std::string_view(table_name).starts_with(kInlinedDataPrefix) &&
-      index >= kInlinedSystemColumns) {
-    return codec;
-  }
+  if (catalog::IsInlinedUserColumn(table_name, index)) return codec;
   switch (type.id()) {
     case duckdb::LogicalTypeId::BIGINT:
       codec.kind = CellKind::kBigint;

@@ -25,9 +25,9 @@ struct ColumnCodec {
 };
 
 // The codec of column `index` of `table_name` whose DuckDB type is `type`.
-// User columns of `ducklake_inlined_data_*` (past row_id, begin_snapshot,
-// end_snapshot) are always opaque: DuckLake declares them with the user's
-// types, which the core stores without interpreting.
+// User columns of inlined data tables (catalog::IsInlinedUserColumn) are
+// always opaque: DuckLake declares them with the user's types, which the core
+// stores without interpreting.
 ColumnCodec CodecFor(const std::string& table_name, size_t index, const duckdb::LogicalType& type);
 
 // Writes `cell` into row `row` of the flat vector `out`. Cells of an

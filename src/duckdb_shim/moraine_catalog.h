@@ -4,7 +4,7 @@
 // catalog nested in the store, store/nested_catalog_location.h), whose
 // tables are whatever that schema's RowTransaction says exists (DuckLake's
 // 28 fixed tables and the inlined data/delete families). Table entries are
-// thin views of a commit::TableSpec; rows are never held here.
+// thin views of a commit::TableSpec; rows are never held here. Thread-safe.
 #pragma once
 
 #include <functional>
@@ -14,89 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "commit/row_transaction.h"
 #include "duckdb/catalog/catalog.hpp"
-#include "duckdb/catalog/catalog_entry/schema_catalog_entry.hpp"
-#include "duckdb/catalog/catalog_entry/table_catalog_entry.hpp"
 #include "duckdb_shim/catalog_store.h"
-#include "duckdb_shim/column_codec.h"
+#include "duckdb_shim/moraine_schema_entry.h"
 #include "store/kv_store.h"
 
 namespace moraine::duckdb_shim {
 
 class MoraineTransaction;
-
-class MoraineTableEntry : public duckdb::TableCatalogEntry {
- public:
-  MoraineTableEntry(duckdb::Catalog& owning_catalog, duckdb::SchemaCatalogEntry& owner,
-                    duckdb::CreateTableInfo& info, commit::TableSpec spec,
-                    std::vector<ColumnCodec> codecs);
-
-  const commit::TableSpec& spec() const { return spec_; }
-  const std::vector<ColumnCodec>& codecs() const { return codecs_; }
-
-  duckdb::unique_ptr<duckdb::BaseStatistics> GetStatistics(duckdb::ClientContext& context,
-                                                           duckdb::column_t column_id) override;
-  duckdb::TableFunction GetScanFunction(
-      duckdb::ClientContext& context, duckdb::unique_ptr<duckdb::FunctionData>& bind_data) override;
-  duckdb::TableStorageInfo GetStorageInfo(duckdb::ClientContext& context) override;
-
- private:
-  commit::TableSpec spec_;
-  std::vector<ColumnCodec> codecs_;
-};
-
-class MoraineSchemaEntry : public duckdb::SchemaCatalogEntry {
- public:
-  // `where`: the store that serves this schema's catalog.
-  MoraineSchemaEntry(duckdb::Catalog& owning_catalog, duckdb::CreateSchemaInfo& info,
-                     CatalogStore where);
-
-  const CatalogStore& catalog_store() const { return where_; }
-
-  duckdb::optional_ptr<duckdb::CatalogEntry> LookupEntry(
-      duckdb::CatalogTransaction transaction, const duckdb::EntryLookupInfo& lookup) override;
-  duckdb::optional_ptr<duckdb::CatalogEntry> CreateTable(
-      duckdb::CatalogTransaction transaction, duckdb::BoundCreateTableInfo& info) override;
-  void DropEntry(duckdb::ClientContext& context, duckdb::DropInfo& info) override;
-  void Scan(duckdb::ClientContext& context, duckdb::CatalogType entry_type,
-            const std::function<void(duckdb::CatalogEntry&)>& callback) override;
-  void Scan(duckdb::CatalogType entry_type,
-            const std::function<void(duckdb::CatalogEntry&)>& callback) override;
-  void Alter(duckdb::CatalogTransaction transaction, duckdb::AlterInfo& info) override;
-
-  duckdb::optional_ptr<duckdb::CatalogEntry> CreateIndex(duckdb::CatalogTransaction,
-                                                         duckdb::CreateIndexInfo&,
-                                                         duckdb::TableCatalogEntry&) override;
-  duckdb::optional_ptr<duckdb::CatalogEntry> CreateFunction(duckdb::CatalogTransaction,
-                                                            duckdb::CreateFunctionInfo&) override;
-  duckdb::optional_ptr<duckdb::CatalogEntry> CreateView(duckdb::CatalogTransaction,
-                                                        duckdb::CreateViewInfo&) override;
-  duckdb::optional_ptr<duckdb::CatalogEntry> CreateSequence(duckdb::CatalogTransaction,
-                                                            duckdb::CreateSequenceInfo&) override;
-  duckdb::optional_ptr<duckdb::CatalogEntry> CreateTableFunction(
-      duckdb::CatalogTransaction, duckdb::CreateTableFunctionInfo&) override;
-  duckdb::optional_ptr<duckdb::CatalogEntry> CreateCopyFunction(
-      duckdb::CatalogTransaction, duckdb::CreateCopyFunctionInfo&) override;
-  duckdb::optional_ptr<duckdb::CatalogEntry> CreatePragmaFunction(
-      duckdb::CatalogTransaction, duckdb::CreatePragmaFunctionInfo&) override;
-  duckdb::optional_ptr<duckdb::CatalogEntry> CreateCollation(duckdb::CatalogTransaction,
-                                                             duckdb::CreateCollationInfo&) override;
-  duckdb::optional_ptr<duckdb::CatalogEntry> CreateType(duckdb::CatalogTransaction,
-                                                        duckdb::CreateTypeInfo&) override;
-
- private:
-  // The entry for `spec`, reusing the cached one while the shape is
-  // unchanged. Entries are never freed before the catalog: plans bound in
-  // one transaction may outlive a DROP or a re-create in another.
-  MoraineTableEntry& EntryFor(const commit::TableSpec& spec,
-                              duckdb::optional_ptr<duckdb::ClientContext> context);
-  MoraineTransaction& TransactionOf(duckdb::CatalogTransaction transaction);
-
-  CatalogStore where_;
-  std::mutex mutex_;
-  duckdb::case_insensitive_map_t<std::vector<std::unique_ptr<MoraineTableEntry>>> entries_;
-};
 
 class MoraineCatalog : public duckdb::Catalog {
  public:

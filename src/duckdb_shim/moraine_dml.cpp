@@ -12,6 +12,7 @@
 #include "duckdb/planner/operator/logical_insert.hpp"
 #include "duckdb/planner/operator/logical_update.hpp"
 #include "duckdb_shim/moraine_catalog.h"
+#include "duckdb_shim/moraine_table_entry.h"
 #include "duckdb_shim/moraine_transaction.h"
 
 namespace moraine::duckdb_shim {

@@ -22,6 +22,7 @@
 #include "duckdb/planner/filter/optional_filter.hpp"
 #include "duckdb/planner/table_filter.hpp"
 #include "duckdb_shim/moraine_catalog.h"
+#include "duckdb_shim/moraine_table_entry.h"
 #include "duckdb_shim/moraine_transaction.h"
 
 namespace moraine::duckdb_shim {

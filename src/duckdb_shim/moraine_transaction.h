@@ -7,16 +7,16 @@
 // A transaction writes the catalog of one metadata schema: DuckLake never
 // writes two in one transaction, and the stores of two schemas share no
 // atomic batch. A commit that would write two is refused and lands nothing.
+//
+// Thread-safe: every use of a row transaction holds the transaction's lock.
 #pragma once
 
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
 
 #include "commit/row_transaction.h"
 #include "duckdb/transaction/transaction.hpp"
-#include "duckdb/transaction/transaction_manager.hpp"
 #include "duckdb_shim/catalog_store.h"
 #include "duckdb_shim/error_translation.h"
 #include "store/error.h"
@@ -73,24 +73,6 @@ class MoraineTransaction : public duckdb::Transaction {
   std::mutex mutex_;
   CatalogStore catalog_;
   std::vector<OpenRows> open_;  // in the order first used
-};
-
-class MoraineTransactionManager : public duckdb::TransactionManager {
- public:
-  MoraineTransactionManager(duckdb::AttachedDatabase& attached, CatalogStore catalog);
-
-  duckdb::Transaction& StartTransaction(duckdb::ClientContext& context) override;
-  duckdb::ErrorData CommitTransaction(duckdb::ClientContext& context,
-                                      duckdb::Transaction& transaction) override;
-  void RollbackTransaction(duckdb::Transaction& transaction) override;
-  void Checkpoint(duckdb::ClientContext& context, bool force = false) override;
-
- private:
-  void Forget(duckdb::Transaction& transaction);
-
-  CatalogStore catalog_;
-  std::mutex mutex_;
-  std::unordered_map<duckdb::Transaction*, std::unique_ptr<MoraineTransaction>> transactions_;
 };
 
 }  // namespace moraine::duckdb_shim

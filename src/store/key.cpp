@@ -3,23 +3,9 @@
 #include <algorithm>
 
 #include "store/error.h"
+#include "util/big_endian.h"
 
 namespace moraine::store {
-
-void AppendBigEndian64(std::string* out, uint64_t value) {
-  char bytes[8];
-  for (int i = 7; i >= 0; --i) {
-    bytes[i] = static_cast<char>(value & 0xFF);
-    value >>= 8;
-  }
-  out->append(bytes, sizeof(bytes));
-}
-
-uint64_t ReadBigEndian64(const char* bytes) {
-  uint64_t value = 0;
-  for (int i = 0; i < 8; ++i) value = (value << 8) | static_cast<uint8_t>(bytes[i]);
-  return value;
-}
 
 Key::Key(Subspace subspace, Kind kind, std::span<const uint64_t> components)
     : subspace_(subspace), kind_(kind) {
@@ -89,7 +75,7 @@ Key Key::Decode(std::string_view bytes) {
   }
   std::array<uint64_t, kMaxKeyComponents> components{};
   for (size_t i = 0; i < *arity; ++i) {
-    components[i] = ReadBigEndian64(bytes.data() + kKeyHeaderSize + i * kKeyComponentSize);
+    components[i] = util::ReadBigEndian64(bytes.data() + kKeyHeaderSize + i * kKeyComponentSize);
   }
   return Key(subspace, kind, std::span<const uint64_t>(components.data(), *arity));
 }
@@ -97,7 +83,7 @@ Key Key::Decode(std::string_view bytes) {
 void Key::AppendEncoded(std::string* out) const {
   out->push_back(static_cast<char>(subspace_));
   out->push_back(static_cast<char>(kind_));
-  for (size_t i = 0; i < size_; ++i) AppendBigEndian64(out, components_[i]);
+  for (size_t i = 0; i < size_; ++i) util::AppendBigEndian64(out, components_[i]);
 }
 
 std::string Key::Encode() const {

@@ -66,8 +66,4 @@ class Key {
   std::array<uint64_t, kMaxKeyComponents> components_{};
 };
 
-// Big-endian fixed-width u64, the component encoding.
-void AppendBigEndian64(std::string* out, uint64_t value);
-uint64_t ReadBigEndian64(const char* bytes);
-
 }  // namespace moraine::store

@@ -2,6 +2,7 @@
 
 #include "store/error.h"
 #include "store/key.h"
+#include "util/big_endian.h"
 
 namespace moraine::store {
 
@@ -41,7 +42,7 @@ KeyRange PrefixRange(Subspace subspace, Kind kind, std::span<const uint64_t> pre
   std::string begin;
   begin.push_back(static_cast<char>(subspace));
   begin.push_back(static_cast<char>(kind));
-  for (uint64_t component : prefix) AppendBigEndian64(&begin, component);
+  for (uint64_t component : prefix) util::AppendBigEndian64(&begin, component);
   std::string end = PrefixSuccessor(begin);
   return {std::move(begin), std::move(end)};
 }

@@ -4,6 +4,11 @@
 // an ordered, transactional engine (embedded or distributed) offers anyway:
 // point reads and ascending range scans over a consistent snapshot, atomic
 // batches, and one compare-and-write on the head pointer.
+//
+// Thread-safety, for every backend: a KvStore may be used by any number of
+// threads at once (one handle is shared by every attach of a location in a
+// process, store_registry.h); a KvSnapshot's reads may run on several
+// threads at once; a KvIterator belongs to one thread.
 
 #include <memory>
 #include <optional>
@@ -16,7 +21,8 @@
 namespace moraine::store {
 
 // Ascending cursor over one KeyRange of a snapshot. Views returned by key()
-// and value() stay valid until the next call to Next() or destruction.
+// and value() stay valid until the next call to Next() or destruction. Not
+// thread-safe: one thread at a time.
 class KvIterator {
  public:
   virtual ~KvIterator() = default;
@@ -26,7 +32,8 @@ class KvIterator {
   virtual std::string_view value() const = 0;
 };
 
-// A consistent, immutable read view: later writes are never visible through it.
+// A consistent, immutable read view: later writes are never visible through
+// it. Thread-safe: its const reads may run concurrently.
 class KvSnapshot {
  public:
   virtual ~KvSnapshot() = default;
@@ -34,19 +41,24 @@ class KvSnapshot {
   virtual std::unique_ptr<KvIterator> Scan(const KeyRange& range) const = 0;
 };
 
+// Thread-safe: every method may be called from several threads at once, and
+// concurrent writes each land atomically; WriteIfHeadUnchanged is what orders
+// commits (its compare is the only conflict anchor).
 class KvStore {
  public:
   virtual ~KvStore() = default;
 
   virtual std::unique_ptr<KvSnapshot> GetSnapshot() = 0;
 
-  // Applies every operation of `batch` or none. Throws ReadOnlyError on a
-  // read-only store.
+  // Applies every operation of `batch` or none, in batch order: for a key
+  // the batch names more than once, the last operation wins
+  // (write_batch.h). Throws ReadOnlyError on a read-only store.
   virtual void Write(const WriteBatch& batch) = 0;
 
   // Applies `batch` atomically only if the value at `head_key` still equals
   // `expected_head_value` (nullopt: the key is absent). Returns false, writing
   // nothing, if it does not. This is the single conflict anchor of a commit.
+  // A key named more than once in `batch` is treated as in Write.
   virtual bool WriteIfHeadUnchanged(std::string_view head_key,
                                     const std::optional<std::string>& expected_head_value,
                                     const WriteBatch& batch) = 0;

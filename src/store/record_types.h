@@ -1,7 +1,8 @@
 #pragma once
 
-// Which records.proto message each key kind stores. One table, so tools
-// (inspect, verify) and tests can decode any value by its key alone.
+// Which records.proto message each key kind stores. One table, so the row
+// mapping (catalog/row_mapping.h), `moraine verify` (tools/store_verifier.h)
+// and tests can decode any value by its key alone.
 
 #include <memory>
 

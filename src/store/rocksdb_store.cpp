@@ -22,6 +22,7 @@
 #include "store/rocksdb_status.h"
 #include "store/store_directory.h"
 #include "store/test_hooks.h"
+#include "util/temp_dir.h"
 
 namespace moraine::store {
 
@@ -200,12 +201,11 @@ std::string MakeSecondaryDir(rocksdb::Env* memory_env) {
     ThrowIfError(memory_env->CreateDirIfMissing(dir), "create " + dir);
     return dir;
   }
-  std::string pattern =
-      (std::filesystem::temp_directory_path() / "moraine-secondary-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) {
+  try {
+    return util::CreateTempDir("moraine-secondary-").string();
+  } catch (const std::system_error&) {
     throw IoError("cannot create a scratch directory for a read-only open");
   }
-  return pattern;
 }
 
 // Brings a secondary instance up to its primary and checks what it now

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include "store/error.h"
+#include "util/big_endian.h"
 
 namespace moraine::store {
 namespace {
@@ -27,18 +28,6 @@ uint32_t FrameChecksum(uint8_t version, uint8_t kind, std::string_view payload) 
   return static_cast<uint32_t>(crc);
 }
 
-void AppendBigEndian32(std::string* out, uint32_t value) {
-  for (int shift = 24; shift >= 0; shift -= 8) {
-    out->push_back(static_cast<char>((value >> shift) & 0xFF));
-  }
-}
-
-uint32_t ReadBigEndian32(const char* bytes) {
-  uint32_t value = 0;
-  for (int i = 0; i < 4; ++i) value = (value << 8) | static_cast<uint8_t>(bytes[i]);
-  return value;
-}
-
 std::string KindLabel(uint8_t kind_byte) {
   const KindInfo* info = FindKindInfo(kind_byte);
   return info ? std::string(info->name) : "unknown kind " + std::to_string(kind_byte);
@@ -57,7 +46,8 @@ std::string FrameValue(Kind kind, const google::protobuf::MessageLite& record) {
   out.append(kValueMagic);
   out.push_back(static_cast<char>(kValueCodecVersion));
   out.push_back(static_cast<char>(kind));
-  AppendBigEndian32(&out, FrameChecksum(kValueCodecVersion, static_cast<uint8_t>(kind), payload));
+  util::AppendBigEndian32(&out,
+                          FrameChecksum(kValueCodecVersion, static_cast<uint8_t>(kind), payload));
   out.append(payload);
   return out;
 }
@@ -94,7 +84,7 @@ std::string_view UnframePayload(Kind expected, std::string_view bytes) {
   if (kind_byte != static_cast<uint8_t>(expected)) {
     CorruptValue("expected a " + expected_label + " value, found " + KindLabel(kind_byte));
   }
-  const uint32_t stored_crc = ReadBigEndian32(bytes.data() + 6);
+  const uint32_t stored_crc = util::ReadBigEndian32(bytes.data() + 6);
   std::string_view payload = bytes.substr(kValueHeaderSize);
   if (FrameChecksum(version, kind_byte, payload) != stored_crc) {
     CorruptValue(expected_label + " value fails its checksum");

@@ -1,12 +1,12 @@
 #pragma once
 
-// Value framing (RFC 0002): every stored value is
+// Value framing (RFC 0002, docs/design/rfc-0002-keyspace-and-value-framing.md):
+// every stored value is
 //
 //   "MRNE" · codec version (1 byte) · kind (1 byte) · CRC32 (4 bytes, BE) · payload
 //
-// The CRC32 covers the version and kind bytes and the payload.
-//
-// where the payload is the protobuf message of that kind (records.proto).
+// where the payload is the protobuf message of that kind (records.proto) and
+// the CRC32 covers the version and kind bytes and the payload.
 // The kind byte stops a value from being read as another kind's message, and
 // the checksum catches a flipped byte on any backend, not only on RocksDB's
 // checksummed blocks. Unframing never crashes and never returns a partial

@@ -3,6 +3,16 @@
 // A backend-neutral, ordered list of puts and deletes applied atomically by
 // KvStore::Write. A plain value type so the commit path can build it without
 // knowing which engine will apply it.
+//
+// A repeated key: the operations apply in order, so the last one on a key
+// decides what the key holds after the write (a Put after a Delete puts, a
+// Delete after a Put deletes). Every backend honours this: RocksDB applies
+// the list as it is, the etcd backend sends only the last operation per key
+// (etcd refuses a transaction that names one key twice). ops() and size()
+// count every operation, repeats included.
+//
+// Not thread-safe: like any value type, build it on one thread (or guard it);
+// once built it may be read from several threads.
 
 #include <string>
 #include <string_view>

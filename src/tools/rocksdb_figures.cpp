@@ -2,14 +2,13 @@
 
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
-#include <stdlib.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <system_error>
 
 #include "store/error.h"
+#include "util/temp_dir.h"
 
 namespace moraine::tools {
 namespace {
@@ -22,35 +21,25 @@ constexpr const char* kProperties[] = {
 };
 
 // A scratch directory for the secondary instance's own log, removed after.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "moraine-inspect-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr)
-      throw store::IoError("cannot create a scratch directory");
-    path_ = pattern;
+std::unique_ptr<util::TempDir> NewScratchDir() {
+  try {
+    return std::make_unique<util::TempDir>("moraine-inspect-");
+  } catch (const std::system_error&) {
+    throw store::IoError("cannot create a scratch directory");
   }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+}
 
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> RocksDbFigures(const std::string& path) {
   std::vector<std::pair<std::string, std::string>> figures;
   if (path.starts_with("memory://")) return figures;
-  ScratchDir scratch;
+  const auto scratch = NewScratchDir();
   rocksdb::Options options;
   options.max_open_files = -1;  // required by secondary instances
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status status = rocksdb::DB::OpenAsSecondary(options, path, scratch.path(), &raw);
+  rocksdb::Status status =
+      rocksdb::DB::OpenAsSecondary(options, path, scratch->root().string(), &raw);
   if (!status.ok()) throw store::IoError("cannot read RocksDB's figures: " + status.ToString());
   std::unique_ptr<rocksdb::DB> db(raw);
   db->TryCatchUpWithPrimary();

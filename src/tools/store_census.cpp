@@ -9,6 +9,7 @@
 #include "catalog/records.h"
 #include "store/key.h"
 #include "store/key_kind.h"
+#include "util/big_endian.h"
 
 namespace moraine::tools {
 namespace {
@@ -51,7 +52,7 @@ StoreCensus TakeCensus(const store::KvSnapshot& snapshot) {
     if (subspace == static_cast<uint8_t>(store::Subspace::kSnapshot) && key.size() == 10) {
       ++snapshots;
       if (!oldest_snapshot)
-        oldest_snapshot = static_cast<int64_t>(store::ReadBigEndian64(key.data() + 2));
+        oldest_snapshot = static_cast<int64_t>(util::ReadBigEndian64(key.data() + 2));
     }
   }
 

@@ -18,22 +18,20 @@
 #include "support/temp_dir.h"
 #include "tools/store_verifier.h"
 #include "tools/tool_store.h"
+#include "util/strings.h"
 
 namespace moraine::differential {
 namespace {
 
 using Row = std::vector<std::string>;
 using Rows = std::vector<Row>;
+using util::Trim;
+
+// Cells or names as one line of a report.
+std::string Join(const std::vector<std::string>& values) { return util::Join(values, " | "); }
 
 constexpr const char* kMoraine = "lake";
 constexpr const char* kStock = "stock";
-
-std::string Trim(const std::string& text) {
-  const auto begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string::npos) return "";
-  const auto end = text.find_last_not_of(" \t\r\n");
-  return text.substr(begin, end - begin + 1);
-}
 
 bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
@@ -131,15 +129,6 @@ Outcome Execute(duckdb::Connection& connection, const std::string& sql) {
     outcome.rows.push_back(std::move(row));
   }
   return outcome;
-}
-
-std::string Join(const std::vector<std::string>& values, const std::string& separator = " | ") {
-  std::string out;
-  for (size_t i = 0; i < values.size(); i++) {
-    if (i) out += separator;
-    out += values[i];
-  }
-  return out;
 }
 
 // Rows present in one sorted multiset and not the other, both ways.

@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include "store/value_frame.h"
+#include "util/big_endian.h"
 
 namespace moraine::fuzz {
 
@@ -15,9 +16,7 @@ std::string SealFrame(uint8_t version, uint8_t kind, std::string_view payload) {
   std::string out(store::kValueMagic);
   out.push_back(static_cast<char>(version));
   out.push_back(static_cast<char>(kind));
-  for (int shift = 24; shift >= 0; shift -= 8) {
-    out.push_back(static_cast<char>((crc >> shift) & 0xFF));
-  }
+  util::AppendBigEndian32(&out, static_cast<uint32_t>(crc));
   out.append(payload);
   return out;
 }

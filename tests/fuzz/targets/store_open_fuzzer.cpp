@@ -28,10 +28,11 @@
 #include "quiet_protobuf.h"
 #include "store/key.h"
 #include "store/kv_store.h"
-#include "store/rocksdb_store.h"
 #include "store/record_types.h"
+#include "store/rocksdb_store.h"
 #include "store/value_frame.h"
 #include "store_fixture.h"
+#include "util/temp_dir.h"
 
 using moraine::fuzz::Decodes;
 namespace fs = std::filesystem;
@@ -105,8 +106,12 @@ void OpenAndScan(bool read_only) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   moraine::fuzz::QuietProtobuf();
-  std::string pattern = (ScratchBase() / "moraine-fuzz-store-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) moraine::fuzz::Fail("cannot create a scratch directory");
+  std::string pattern;
+  try {
+    pattern = moraine::util::CreateTempDir("moraine-fuzz-store-", ScratchBase()).string();
+  } catch (const std::system_error&) {
+    moraine::fuzz::Fail("cannot create a scratch directory");
+  }
   dirs = new Dirs{pattern, fs::path(pattern) / "pristine", fs::path(pattern) / "work"};
   moraine::fuzz::BuildSampleStore(dirs->pristine);
   std::atexit(RemoveScratch);

@@ -1,10 +1,10 @@
-#include "catalog/uuid.h"
+#include "util/uuid.h"
 
 #include <array>
 #include <cstdint>
 #include <random>
 
-namespace moraine::catalog {
+namespace moraine::util {
 
 std::string NewUuid() {
   thread_local std::mt19937_64 generator{std::random_device{}()};
@@ -26,4 +26,4 @@ std::string NewUuid() {
   return text;
 }
 
-}  // namespace moraine::catalog
+}  // namespace moraine::util

@@ -1,0 +1,64 @@
+#include "commit/store_registry.h"
+
+#include <filesystem>
+#include <string_view>
+
+#include "commit/catalog_caching_store.h"
+#include "store/error.h"
+#include "store/etcd_location.h"
+
+namespace moraine::commit {
+namespace {
+
+constexpr std::string_view kMemoryScheme = "memory://";
+
+// One entry per store: the store layer decides whether the location may be
+// created (only when absent or empty); here the path only names the entry.
+std::string Canonical(const std::string& location) {
+  // Memory and etcd locations name no file: they pass unchanged.
+  if (location.starts_with(kMemoryScheme) || store::EtcdLocation::Matches(location)) {
+    return location;
+  }
+  if (location.empty()) {
+    throw store::InvalidArgumentError("a moraine store location must not be empty");
+  }
+  return std::filesystem::weakly_canonical(std::filesystem::absolute(location)).string();
+}
+
+std::shared_ptr<store::KvStore> Opened(const std::string& location, bool read_only, bool create) {
+  try {
+    return std::make_shared<CatalogCachingStore>(store::OpenKvStore(
+        {.location = location, .read_only = read_only, .create_if_missing = create}));
+  } catch (const store::NotFoundError&) {
+    if (create) throw;
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+StoreRegistry& StoreRegistry::Instance() {
+  static auto* registry = new StoreRegistry();  // never destroyed: outlives every user
+  return *registry;
+}
+
+std::shared_ptr<store::KvStore> StoreRegistry::Open(const std::string& path, bool read_only,
+                                                    bool create) {
+  const auto location = Canonical(path);
+  // A private in-memory store is, by definition, never shared.
+  if (location == kMemoryScheme) return Opened(location, read_only, create);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& handles = handles_[location];
+  if (auto writer = handles.read_write.lock()) return writer;
+  if (read_only) {
+    if (auto reader = handles.read_only.lock()) return reader;
+    auto reader = Opened(location, true, create);
+    if (reader) handles.read_only = reader;
+    return reader;
+  }
+  auto writer = Opened(location, false, create);
+  if (writer) handles.read_write = writer;
+  return writer;
+}
+
+}  // namespace moraine::commit

@@ -1,0 +1,50 @@
+// Which store a location opens, and who shares it: one open store per
+// location per process. The same store is routinely opened more than once
+// (DuckLake's ATTACH OR REPLACE, two lakes on one path, DETACH followed by
+// ATTACH while old plans still hold the catalog), and RocksDB allows a single
+// read-write open. A read-only open is served by the read-write handle when
+// one is open: a separate read-only RocksDB handle would see a frozen view of
+// a store this process keeps writing.
+//
+// Every handle is a CatalogCachingStore, so that every commit of the process
+// to a store passes the one cache of its catalog at the head. (This is why
+// the registry is the commit layer's, not the store's.)
+//
+// Thread-safe. Handles are held weakly: a store closes when its last user
+// drops it, and the next Open opens it again.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "store/kv_store.h"
+
+namespace moraine::commit {
+
+class StoreRegistry {
+ public:
+  // The process's registry; never destroyed, so it outlives every user.
+  static StoreRegistry& Instance();
+
+  // The store at `location` (a path, "memory://", or an etcd location),
+  // shared with every other open of it in this process. "memory://" names a
+  // private store, never shared. `create`: whether an absent store may be
+  // created; when not, an absent one is nullptr. Throws
+  // store::InvalidArgumentError for an empty location, and what
+  // store::OpenKvStore throws.
+  std::shared_ptr<store::KvStore> Open(const std::string& location, bool read_only,
+                                       bool create = true);
+
+ private:
+  struct Handles {
+    std::weak_ptr<store::KvStore> read_write;
+    std::weak_ptr<store::KvStore> read_only;
+  };
+
+  std::mutex mutex_;
+  std::map<std::string, Handles> handles_;  // by canonical location
+};
+
+}  // namespace moraine::commit

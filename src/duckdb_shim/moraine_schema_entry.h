@@ -1,0 +1,73 @@
+// A schema of a moraine catalog, served by one store (catalog_store.h): its
+// tables are whatever that store's RowTransaction says exists (DuckLake's
+// fixed tables and the inlined data/delete families). Table entries are cached per shape and never freed
+// before the catalog. Thread-safe: DuckDB looks entries up from any thread.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "commit/row_transaction.h"
+#include "duckdb/catalog/catalog_entry/schema_catalog_entry.hpp"
+#include "duckdb_shim/catalog_store.h"
+#include "duckdb_shim/moraine_table_entry.h"
+
+namespace moraine::duckdb_shim {
+
+class MoraineTransaction;
+
+class MoraineSchemaEntry : public duckdb::SchemaCatalogEntry {
+ public:
+  // `where`: the store that serves this schema's catalog.
+  MoraineSchemaEntry(duckdb::Catalog& owning_catalog, duckdb::CreateSchemaInfo& info,
+                     CatalogStore where);
+
+  const CatalogStore& catalog_store() const { return where_; }
+
+  duckdb::optional_ptr<duckdb::CatalogEntry> LookupEntry(
+      duckdb::CatalogTransaction transaction, const duckdb::EntryLookupInfo& lookup) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateTable(
+      duckdb::CatalogTransaction transaction, duckdb::BoundCreateTableInfo& info) override;
+  void DropEntry(duckdb::ClientContext& context, duckdb::DropInfo& info) override;
+  void Scan(duckdb::ClientContext& context, duckdb::CatalogType entry_type,
+            const std::function<void(duckdb::CatalogEntry&)>& callback) override;
+  void Scan(duckdb::CatalogType entry_type,
+            const std::function<void(duckdb::CatalogEntry&)>& callback) override;
+  void Alter(duckdb::CatalogTransaction transaction, duckdb::AlterInfo& info) override;
+
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateIndex(duckdb::CatalogTransaction,
+                                                         duckdb::CreateIndexInfo&,
+                                                         duckdb::TableCatalogEntry&) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateFunction(duckdb::CatalogTransaction,
+                                                            duckdb::CreateFunctionInfo&) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateView(duckdb::CatalogTransaction,
+                                                        duckdb::CreateViewInfo&) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateSequence(duckdb::CatalogTransaction,
+                                                            duckdb::CreateSequenceInfo&) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateTableFunction(
+      duckdb::CatalogTransaction, duckdb::CreateTableFunctionInfo&) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateCopyFunction(
+      duckdb::CatalogTransaction, duckdb::CreateCopyFunctionInfo&) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreatePragmaFunction(
+      duckdb::CatalogTransaction, duckdb::CreatePragmaFunctionInfo&) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateCollation(duckdb::CatalogTransaction,
+                                                             duckdb::CreateCollationInfo&) override;
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreateType(duckdb::CatalogTransaction,
+                                                        duckdb::CreateTypeInfo&) override;
+
+ private:
+  // The entry for `spec`, reusing the cached one while the shape is
+  // unchanged. Entries are never freed before the catalog: plans bound in
+  // one transaction may outlive a DROP or a re-create in another.
+  MoraineTableEntry& EntryFor(const commit::TableSpec& spec,
+                              duckdb::optional_ptr<duckdb::ClientContext> context);
+  MoraineTransaction& TransactionOf(duckdb::CatalogTransaction transaction);
+
+  const CatalogStore where_;
+  std::mutex mutex_;
+  duckdb::case_insensitive_map_t<std::vector<std::unique_ptr<MoraineTableEntry>>> entries_;
+};
+
+}  // namespace moraine::duckdb_shim

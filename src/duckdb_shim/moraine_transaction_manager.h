@@ -1,0 +1,35 @@
+// The transaction manager of a moraine catalog: starts a MoraineTransaction
+// per DuckDB transaction and owns it until DuckDB commits or rolls it back.
+// Thread-safe: DuckDB starts and ends transactions from any client thread.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "duckdb/transaction/transaction_manager.hpp"
+#include "duckdb_shim/catalog_store.h"
+#include "duckdb_shim/moraine_transaction.h"
+
+namespace moraine::duckdb_shim {
+
+class MoraineTransactionManager : public duckdb::TransactionManager {
+ public:
+  // `catalog`: the store of the catalog's first metadata schema.
+  MoraineTransactionManager(duckdb::AttachedDatabase& attached, CatalogStore catalog);
+
+  duckdb::Transaction& StartTransaction(duckdb::ClientContext& context) override;
+  duckdb::ErrorData CommitTransaction(duckdb::ClientContext& context,
+                                      duckdb::Transaction& transaction) override;
+  void RollbackTransaction(duckdb::Transaction& transaction) override;
+  void Checkpoint(duckdb::ClientContext& context, bool force = false) override;
+
+ private:
+  void Forget(duckdb::Transaction& transaction);
+
+  CatalogStore catalog_;
+  std::mutex mutex_;
+  std::unordered_map<duckdb::Transaction*, std::unique_ptr<MoraineTransaction>> transactions_;
+};
+
+}  // namespace moraine::duckdb_shim
