@@ -7,10 +7,11 @@
 // The rules the model restates (none of the core's code is reused):
 //  - field ids are per table, from 1 in pre-order at CREATE TABLE (struct
 //    fields, a list's "element", a map's "key" and "value" included);
-//  - ADD COLUMN allocates from max(next_column_id, max live id + 1) and the
-//    counter only grows, so no id is ever issued twice;
-//  - column_order == column_id when a column is created; a reorder hands the
-//    named columns the positions they already hold, in the new order;
+//  - ADD COLUMN allocates from max(next_column_id, max live id + 1); the
+//    counter a commit leaves is DuckLake's MAX(column_id) over committed
+//    versions + 1, so no committed id is ever issued twice;
+//  - column_order == column_id when a column is created, and never changes
+//    (DuckLake has no operation that reorders columns);
 //  - a drop ends the whole subtree; the last top-level column cannot go;
 //  - names are unique among siblings only;
 //  - every column change opens a new version (begin_snapshot moves);
@@ -272,27 +273,6 @@ void ModelRenameColumn(ModelTxn& m, Id table_id, const ColumnPath& path,
   m.SchemaChange();
 }
 
-void ModelReorder(ModelTxn& m, Id table_id, const std::vector<std::string>& names) {
-  std::vector<Id> ids;
-  std::set<std::string> seen;
-  for (const auto& name : names) {
-    if (!seen.insert(name).second) Refuse(ErrorCode::kInvalidArgument, "named twice");
-    ids.push_back(RequireColumn(m, table_id, {name}));
-  }
-  if (ids.empty()) return;
-  ModelTable& table = m.state.tables[table_id];
-  std::vector<int64_t> positions;
-  for (Id id : ids) positions.push_back(table.columns[id].order);
-  std::sort(positions.begin(), positions.end());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    ModelColumn& column = table.columns[ids[i]];
-    if (column.order == positions[i]) continue;
-    column.order = positions[i];
-    column.begin = m.snapshot;
-    m.SchemaChange();
-  }
-}
-
 void ModelChangeType(ModelTxn& m, Id table_id, const ColumnPath& path, const std::string& type) {
   const Id id = RequireColumn(m, table_id, path);
   if (type.empty()) Refuse(ErrorCode::kInvalidArgument, "empty type");
@@ -331,7 +311,6 @@ enum class OpKind {
   kAddColumn,
   kDropColumn,
   kRenameColumn,
-  kReorder,
   kChangeType,
   kSetDefault,
   kDropDefault,
@@ -346,7 +325,6 @@ struct Op {
   ColumnPath path;
   std::vector<ColumnDef> defs;
   std::string text;  // new name, type, literal or file path
-  std::vector<std::string> names;
   int64_t records = 0;
   int64_t bytes = 0;
 };
@@ -370,9 +348,6 @@ void ApplyReal(const Op& op, Transaction& txn) {
       return;
     case OpKind::kRenameColumn:
       txn.RenameColumn(op.table, op.path, op.text);
-      return;
-    case OpKind::kReorder:
-      txn.ReorderColumns(op.table, op.names);
       return;
     case OpKind::kChangeType:
       txn.ChangeColumnType(op.table, op.path, op.text);
@@ -403,8 +378,6 @@ void ApplyModel(const Op& op, ModelTxn& m) {
       return ModelDropColumn(m, op.table, op.path);
     case OpKind::kRenameColumn:
       return ModelRenameColumn(m, op.table, op.path, op.text);
-    case OpKind::kReorder:
-      return ModelReorder(m, op.table, op.names);
     case OpKind::kChangeType:
       return ModelChangeType(m, op.table, op.path, op.text);
     case OpKind::kSetDefault:
@@ -457,11 +430,6 @@ std::string Describe(const Op& op) {
       return "DropColumn(" + t + ", " + JoinPath(op.path) + ")";
     case OpKind::kRenameColumn:
       return "RenameColumn(" + t + ", " + JoinPath(op.path) + " -> " + Quote(op.text) + ")";
-    case OpKind::kReorder: {
-      std::string out = "ReorderColumns(" + t + ", [";
-      for (size_t i = 0; i < op.names.size(); ++i) out += (i ? "," : "") + Quote(op.names[i]);
-      return out + "])";
-    }
     case OpKind::kChangeType:
       return "ChangeColumnType(" + t + ", " + JoinPath(op.path) + ", " + Quote(op.text) + ")";
     case OpKind::kSetDefault:
@@ -575,7 +543,6 @@ Op GenOp(const ModelState& state) {
       {16, OpKind::kAddColumn},
       {10, OpKind::kDropColumn},
       {10, OpKind::kRenameColumn},
-      {6, OpKind::kReorder},
       {7, OpKind::kChangeType},
       {5, OpKind::kSetDefault},
       {4, OpKind::kDropDefault},
@@ -625,21 +592,6 @@ Op GenOp(const ModelState& state) {
       op.path = PickPath(state, op.table);
       op.text = Chance(2) ? "" : Pick(kColumnNames);
       break;
-    case OpKind::kReorder: {
-      op.table = PickTableId(state);
-      auto it = state.tables.find(op.table);
-      if (it != state.tables.end()) {
-        for (const auto& [_, column] : it->second.columns) {
-          if (column.parent == 0) op.names.push_back(column.name);
-        }
-      }
-      Shuffle(op.names);
-      if (!op.names.empty() && Chance(30)) {
-        op.names.resize(Uniform<size_t>(1, op.names.size() + 1));
-      }
-      if (Chance(6)) op.names.push_back(Pick(kColumnNames));  // absent or named twice
-      break;
-    }
     case OpKind::kChangeType:
       op.table = PickTableId(state);
       op.path = PickPath(state, op.table);
@@ -818,6 +770,15 @@ RC_GTEST_PROP(CatalogModelProperty, EverySnapshotMatchesTheModel, ()) {
     RC_ASSERT(head == result.snapshot_id);
     scratch.state.snapshot_id = scratch.snapshot;
     scratch.state.schema_version += scratch.schema_changed ? 1 : 0;
+    // DuckLake's counter is MAX(column_id) over committed versions + 1: an id
+    // issued and dropped within one transaction was never written, so a
+    // later ADD COLUMN issues it again.
+    for (auto& [id, table] : scratch.state.tables) {
+      auto it = base.tables.find(id);
+      const Id committed = it == base.tables.end() ? 1 : it->second.next_column_id;
+      const Id max_live = table.columns.empty() ? 0 : table.columns.rbegin()->first;
+      table.next_column_id = std::max(committed, max_live + 1);
+    }
     snapshots.push_back(scratch.state);
   }
 
