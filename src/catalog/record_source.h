@@ -30,6 +30,10 @@ class RecordSource {
   // the table maps onto. `live_only` is a hint: the source may then skip
   // ended versions; the reader filters exactly either way.
   virtual void Scan(std::string_view table, bool live_only, const Visit& visit) = 0;
+  // The largest column_id any version of a column of `table_id` ever had
+  // (DuckLake's MAX(column_id) over ducklake_column), read from keys alone;
+  // nullopt when the table has no column rows.
+  virtual std::optional<Id> MaxColumnId(Id table_id) = 0;
 };
 
 }  // namespace moraine::catalog

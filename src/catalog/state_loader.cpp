@@ -1,7 +1,6 @@
 #include "catalog/state_loader.h"
 
 #include <algorithm>
-#include <map>
 #include <string>
 
 #include "catalog/record_io.h"
@@ -27,6 +26,20 @@ class SnapshotRecordSource : public RecordSource {
         snapshot_, Key::Current(Kind::kSnapshot, {static_cast<uint64_t>(snapshot_id)}));
     if (!record || record->snapshot_row_absent()) return std::nullopt;
     return record;
+  }
+
+  std::optional<Id> MaxColumnId(Id table_id) override {
+    std::optional<Id> max;
+    for (store::Subspace subspace : {store::Subspace::kCurrent, store::Subspace::kHistory}) {
+      for (auto it = snapshot_.Scan(
+               store::TableRange(subspace, Kind::kColumn, static_cast<uint64_t>(table_id)));
+           it->Valid(); it->Next()) {
+        const store::Key key = store::Key::Decode(it->key());
+        const Id column = static_cast<Id>(key.components()[1]);
+        max = std::max(max.value_or(column), column);
+      }
+    }
+    return max;
   }
 
   void Scan(std::string_view table, bool live_only, const Visit& visit) override {
@@ -92,25 +105,22 @@ CatalogState LoadState(RecordSource& source, std::optional<Id> at) {
                             [&](const SchemaRecord& r) { state.PutSchema(r); });
   ForEachLive<TableRecord>(source, "ducklake_table", filter,
                            [&](const TableRecord& r) { state.PutTable(r); });
-  // Every version counts toward a table's next column id, as in DuckLake.
-  std::map<Id, Id> max_column_id;
-  source.Scan("ducklake_column", false, [&](const google::protobuf::Message& message) {
-    const auto& column = static_cast<const ColumnRecord&>(message);
-    if (filter && column.begin_snapshot() > *filter) return;
-    Id& max = max_column_id[column.table_id()];
-    max = std::max(max, static_cast<Id>(column.column_id()));
-    if (LiveAt(column, filter) && state.Table(column.table_id())) state.PutColumn(column);
+  ForEachLive<ColumnRecord>(source, "ducklake_column", filter, [&](const ColumnRecord& r) {
+    if (state.Table(r.table_id())) state.PutColumn(r);
   });
   ForEachLive<DataFileRecord>(source, "ducklake_data_file", filter, [&](const DataFileRecord& r) {
     if (state.Table(r.table_id())) state.PutDataFile(r);
   });
   ForEachLive<ViewRecord>(source, "ducklake_view", filter,
                           [&](const ViewRecord& r) { state.PutView(r); });
-  for (const auto& [table_id, max] : max_column_id) {
-    const TableState* table = state.Table(table_id);
-    if (!table) continue;
-    TableRecord record = table->record;
-    record.set_next_column_id(static_cast<uint64_t>(max + 1));
+  // DuckLake's next column id: every version counts, ended ones included.
+  std::vector<Id> table_ids;
+  for (const TableState* table : state.Tables()) table_ids.push_back(table->id());
+  for (Id table_id : table_ids) {
+    const std::optional<Id> max = source.MaxColumnId(table_id);
+    if (!max) continue;
+    TableRecord record = state.Table(table_id)->record;
+    record.set_next_column_id(static_cast<uint64_t>(*max + 1));
     state.PutTable(record);
   }
   return state;

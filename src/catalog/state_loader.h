@@ -4,7 +4,9 @@
 // (begin_snapshot <= S AND (end_snapshot IS NULL OR end_snapshot > S)).
 //
 // A table's next_column_id is DuckLake's: MAX(column_id) over every version
-// of its columns, plus one (DuckLakeMetadataManager::GetNextColumnId).
+// of its columns the source holds, plus one
+// (DuckLakeMetadataManager::GetNextColumnId), read from keys alone, so a
+// load at head reads the live versions only.
 #pragma once
 
 #include <optional>

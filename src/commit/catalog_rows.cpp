@@ -114,6 +114,14 @@ void CatalogRows::Upsert(std::string_view table, const Message& record) {
   rows_.Update(table, matches.front().handle, row);
 }
 
+void CatalogRows::Remove(std::string_view table, const Message& record) {
+  const RowMapping& mapping = Mapping(table);
+  for (const Match& match :
+       Matching(mapping, mapping.ReadRecord(record), mapping.key_columns().size(), false)) {
+    rows_.Delete(table, match.handle);
+  }
+}
+
 std::unique_ptr<Message> CatalogRows::Find(std::string_view table, const Message& record) {
   const RowMapping& mapping = Mapping(table);
   std::vector<Match> matches =

@@ -56,6 +56,9 @@ class CatalogRows {
   // ducklake_table_stats).
   void Upsert(std::string_view table, const google::protobuf::Message& record);
 
+  // Deletes the row of unversioned `table` whose key is `record`'s, if any.
+  void Remove(std::string_view table, const google::protobuf::Message& record);
+
   // The record of the row of `table` whose key is `record`'s (the live one
   // for a versioned table), or nullptr.
   std::unique_ptr<google::protobuf::Message> Find(std::string_view table,

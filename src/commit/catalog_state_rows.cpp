@@ -29,6 +29,10 @@ class RowRecordSource : public catalog::RecordSource {
     return merged;
   }
 
+  std::optional<catalog::Id> MaxColumnId(catalog::Id table_id) override {
+    return rows_.MaxColumnId(table_id);
+  }
+
   void Scan(std::string_view table, bool live_only, const Visit& visit) override {
     if (live_only) {
       records_.ForEachLive(table, std::nullopt, visit);

@@ -177,8 +177,14 @@ void Transaction::ReplaceColumn(const ColumnRecord& column, ColumnRecord replace
 void Transaction::AlterTableSchema(Id table, bool reshapes) {
   schema_changed_tables_.insert(table);
   if (reshapes) reshaped_tables_.insert(table);
+  // DuckLake reports a table created in this transaction as created only.
+  if (created_tables_.count(table)) return;
   schema_changed_ = true;
   NoteChange("altered_table:" + std::to_string(table));
+}
+
+void Transaction::ForgetChange(const std::string& change) {
+  changes_.erase(std::remove(changes_.begin(), changes_.end(), change), changes_.end());
 }
 
 void Transaction::NoteChange(const std::string& change) {
@@ -256,7 +262,7 @@ Id Transaction::CreateTable(const std::string& schema_name, const std::string& n
 
   schema_changed_tables_.insert(table.table_id());
   reshaped_tables_.insert(table.table_id());
-  schema_changed_ = true;
+  created_tables_.insert(table.table_id());
   NoteChange("created_table:" + QuoteIdentifier(schema_name) + "." + QuoteIdentifier(name));
   return table.table_id();
 }
@@ -269,16 +275,20 @@ void Transaction::DropTable(const std::string& schema_name, const std::string& n
     rows_.EndAllWithKey(dependent, table.id(), snapshot_id_);
   }
   working_.EraseTable(table.id());
-  // A table created in this transaction and dropped again leaves no trace.
+  schema_changed_tables_.erase(table.id());
   reshaped_tables_.erase(table.id());
-  if (schema_changed_tables_.erase(table.id()) && table.record.begin_snapshot() == snapshot_id_) {
-    const std::string created =
-        "created_table:" + QuoteIdentifier(schema_name) + "." + QuoteIdentifier(name);
-    changes_.erase(std::remove(changes_.begin(), changes_.end(), created), changes_.end());
+  if (created_tables_.erase(table.id())) {
+    // Created and dropped in this transaction: DuckLake writes nothing of it
+    // (no snapshot at all if that was all the transaction did).
+    ForgetChange("created_table:" + QuoteIdentifier(schema_name) + "." + QuoteIdentifier(name));
+    ForgetChange("inserted_into_table:" + std::to_string(table.id()));
+    catalog::TableStatsRecord stats;
+    stats.set_table_id(table.id());
+    rows_.Remove(kTableStatsTable, stats);
   } else {
     NoteChange("dropped_table:" + std::to_string(table.id()));
+    schema_changed_ = true;
   }
-  schema_changed_ = true;
 }
 
 void Transaction::RenameTable(const std::string& schema_name, const std::string& name,
@@ -296,7 +306,8 @@ void Transaction::RenameTable(const std::string& schema_name, const std::string&
   working_.PutTable(renamed);
   schema_changed_tables_.insert(renamed.table_id());
   reshaped_tables_.insert(renamed.table_id());
-  schema_changed_ = true;
+  if (!created_tables_.count(renamed.table_id())) schema_changed_ = true;
+  ForgetChange("created_table:" + QuoteIdentifier(schema_name) + "." + QuoteIdentifier(name));
   NoteChange("created_table:" + QuoteIdentifier(schema_name) + "." + QuoteIdentifier(new_name));
 }
 
@@ -508,7 +519,9 @@ void Transaction::StageSnapshot(int64_t snapshot_time_micros) {
   auto& snapshot = working_.mutable_snapshot();
   snapshot.set_snapshot_id(snapshot_id_);
   snapshot.set_snapshot_time(snapshot_time_micros);
-  snapshot.set_schema_version(base_schema_version_ + (schema_changed_ ? 1 : 0));
+  // A table created here (and not dropped again) is a schema change too.
+  const bool schema_changed = schema_changed_ || !created_tables_.empty();
+  snapshot.set_schema_version(base_schema_version_ + (schema_changed ? 1 : 0));
   std::string changes;
   for (const auto& change : changes_) changes += (changes.empty() ? "" : ",") + change;
   snapshot.set_changes_made(changes);

@@ -112,6 +112,7 @@ class Transaction {
   // `reshapes` (not a default): a new inlined data table too.
   void AlterTableSchema(Id table, bool reshapes = true);
   void NoteChange(const std::string& change);
+  void ForgetChange(const std::string& change);
   // Whether DuckLake inlines `table`'s rows: its data_inlining_row_limit
   // option (table, schema or lake scope; default 10) is not 0.
   bool InliningEnabled(const catalog::TableState& table);
@@ -122,6 +123,7 @@ class Transaction {
   Id base_schema_version_;
   std::set<Id> schema_changed_tables_;
   std::set<Id> reshaped_tables_;
+  std::set<Id> created_tables_;  // created by this transaction
   // Per table whose columns this transaction added: the column id counter
   // its committed versions imply (1 for a table created here).
   std::map<Id, Id> committed_next_column_id_;  // columns changed shape: a new inlined table

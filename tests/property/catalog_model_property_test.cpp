@@ -103,8 +103,19 @@ struct ModelTxn {
   Id snapshot = 0;
   bool changed = false;
   bool schema_changed = false;
+  // Tables this transaction created. DuckLake reports such a table as
+  // created only, and one created and dropped again in the same
+  // transaction leaves nothing (no snapshot, if that is all it did).
+  std::set<Id> created;
 
-  void SchemaChange() { changed = schema_changed = true; }
+  void SchemaChange(Id table) { Change(table, true); }
+  void Change(Id table, bool schema) {
+    if (created.count(table)) return;
+    changed = true;
+    schema_changed = schema_changed || schema;
+  }
+  bool Changed() const { return changed || !created.empty(); }
+  bool SchemaChanged() const { return schema_changed || !created.empty(); }
 };
 
 bool IsNested(const std::string& type) {
@@ -198,7 +209,7 @@ void ModelCreateTable(ModelTxn& m, const std::string& schema, const std::string&
   for (const auto& def : defs) PlaceTree(table, 0, def, next_id, m.snapshot);
   table.next_column_id = next_id;
   m.state.tables[id] = table;
-  m.SchemaChange();
+  m.created.insert(id);
 }
 
 void ModelDropTable(ModelTxn& m, const std::string& schema, const std::string& name) {
@@ -206,7 +217,7 @@ void ModelDropTable(ModelTxn& m, const std::string& schema, const std::string& n
   const Id id = FindTableByName(m.state, name);
   if (!id) Refuse(ErrorCode::kNotFound, "no table " + name);
   m.state.tables.erase(id);
-  m.SchemaChange();
+  if (!m.created.erase(id)) m.SchemaChange(id);
 }
 
 void ModelRenameTable(ModelTxn& m, const std::string& schema, const std::string& name,
@@ -219,7 +230,7 @@ void ModelRenameTable(ModelTxn& m, const std::string& schema, const std::string&
   if (FindTableByName(m.state, new_name)) Refuse(ErrorCode::kConstraint, "table exists");
   m.state.tables[id].name = new_name;
   m.state.tables[id].begin = m.snapshot;
-  m.SchemaChange();
+  m.SchemaChange(id);
 }
 
 void ModelAddColumn(ModelTxn& m, Id table_id, const ColumnPath& parent_path, const ColumnDef& def) {
@@ -237,7 +248,7 @@ void ModelAddColumn(ModelTxn& m, Id table_id, const ColumnPath& parent_path, con
   Id next_id = std::max(table.next_column_id, max_live + 1);
   PlaceTree(table, parent, def, next_id, m.snapshot);
   table.next_column_id = next_id;
-  m.SchemaChange();
+  m.SchemaChange(table_id);
 }
 
 void ModelDropColumn(ModelTxn& m, Id table_id, const ColumnPath& path) {
@@ -257,7 +268,7 @@ void ModelDropColumn(ModelTxn& m, Id table_id, const ColumnPath& path) {
     }
   }
   for (Id victim : doomed) table.columns.erase(victim);
-  m.SchemaChange();
+  m.SchemaChange(table_id);
 }
 
 void ModelRenameColumn(ModelTxn& m, Id table_id, const ColumnPath& path,
@@ -270,7 +281,7 @@ void ModelRenameColumn(ModelTxn& m, Id table_id, const ColumnPath& path,
   if (FindChild(table, column.parent, new_name)) Refuse(ErrorCode::kConstraint, "name taken");
   column.name = new_name;
   column.begin = m.snapshot;
-  m.SchemaChange();
+  m.SchemaChange(table_id);
 }
 
 void ModelChangeType(ModelTxn& m, Id table_id, const ColumnPath& path, const std::string& type) {
@@ -280,7 +291,7 @@ void ModelChangeType(ModelTxn& m, Id table_id, const ColumnPath& path, const std
   if (column.type == type) return;
   column.type = type;
   column.begin = m.snapshot;
-  m.SchemaChange();
+  m.SchemaChange(table_id);
 }
 
 void ModelSetDefault(ModelTxn& m, Id table_id, const ColumnPath& path,
@@ -289,7 +300,7 @@ void ModelSetDefault(ModelTxn& m, Id table_id, const ColumnPath& path,
   ModelColumn& column = m.state.tables[table_id].columns[id];
   column.default_value = literal.value_or(kNoDefault);
   column.begin = m.snapshot;
-  m.SchemaChange();
+  m.SchemaChange(table_id);
 }
 
 void ModelRegisterFile(ModelTxn& m, Id table_id, const std::string& path, int64_t records,
@@ -298,7 +309,7 @@ void ModelRegisterFile(ModelTxn& m, Id table_id, const std::string& path, int64_
   if (path.empty()) Refuse(ErrorCode::kInvalidArgument, "empty path");
   if (records < 0 || bytes < 0) Refuse(ErrorCode::kInvalidArgument, "negative count");
   table.files[m.state.next_file_id++] = ModelFile{path, records, bytes, m.snapshot};
-  m.changed = true;  // data only: schema_version stays
+  m.Change(table_id, false);  // data only: schema_version stays
 }
 
 // ---------------------------------------------------------------------------
@@ -709,7 +720,7 @@ RC_GTEST_PROP(CatalogModelProperty, EverySnapshotMatchesTheModel, ()) {
   size_t refused = 0;
   for (int step = 0; step < steps; ++step) {
     const ModelState base = snapshots.back();
-    ModelTxn scratch{base, base.snapshot_id + 1};
+    ModelTxn scratch{base, base.snapshot_id + 1, false, false, {}};
     // Most transactions hold one verb; some several, each drawn against the
     // state the earlier ones left.
     const int verbs = Chance(15) ? Uniform(2, 5) : 1;
@@ -758,7 +769,7 @@ RC_GTEST_PROP(CatalogModelProperty, EverySnapshotMatchesTheModel, ()) {
       }
       continue;
     }
-    if (!scratch.changed) {
+    if (!scratch.Changed()) {
       // Nothing to write: no snapshot.
       RC_ASSERT(!result.committed);
       RC_ASSERT(result.snapshot_id == base.snapshot_id);
@@ -769,7 +780,7 @@ RC_GTEST_PROP(CatalogModelProperty, EverySnapshotMatchesTheModel, ()) {
     RC_ASSERT(result.snapshot_id == base.snapshot_id + 1);
     RC_ASSERT(head == result.snapshot_id);
     scratch.state.snapshot_id = scratch.snapshot;
-    scratch.state.schema_version += scratch.schema_changed ? 1 : 0;
+    scratch.state.schema_version += scratch.SchemaChanged() ? 1 : 0;
     // DuckLake's counter is MAX(column_id) over committed versions + 1: an id
     // issued and dropped within one transaction was never written, so a
     // later ADD COLUMN issues it again.
