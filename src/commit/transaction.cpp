@@ -55,6 +55,37 @@ std::string JoinPath(const ColumnPath& path) {
   return joined;
 }
 
+// The kinds of change in the order DuckLake writes them
+// (DuckLakeTransactionState::WriteSnapshotChanges).
+constexpr std::string_view kChangeOrder[] = {"dropped_schema",      "dropped_table",
+                                             "created_schema",      "created_table",
+                                             "inserted_into_table", "altered_table"};
+
+// DuckLake's ducklake_snapshot_changes text: by kind in its order; changes
+// naming an id by id (its sets are ordered), the others (schemas by name,
+// tables in the order they were created) as they came.
+std::string ChangesMade(std::vector<std::string> changes) {
+  auto rank = [](const std::string& change) {
+    const std::string_view kind = std::string_view(change).substr(0, change.find(':'));
+    for (size_t i = 0; i < std::size(kChangeOrder); ++i) {
+      if (kChangeOrder[i] == kind) return i;
+    }
+    return std::size(kChangeOrder);
+  };
+  auto id = [](const std::string& change) -> int64_t {
+    const std::string payload = change.substr(change.find(':') + 1);
+    if (payload.empty() || payload.find_first_not_of("0123456789") != std::string::npos) return 0;
+    return std::stoll(payload);
+  };
+  std::stable_sort(changes.begin(), changes.end(), [&](const auto& a, const auto& b) {
+    if (rank(a) != rank(b)) return rank(a) < rank(b);
+    return id(a) < id(b);
+  });
+  std::string text;
+  for (const auto& change : changes) text += (text.empty() ? "" : ",") + change;
+  return text;
+}
+
 }  // namespace
 
 bool Transaction::InliningEnabled(const TableState& table) {
@@ -522,9 +553,7 @@ void Transaction::StageSnapshot(int64_t snapshot_time_micros) {
   // A table created here (and not dropped again) is a schema change too.
   const bool schema_changed = schema_changed_ || !created_tables_.empty();
   snapshot.set_schema_version(base_schema_version_ + (schema_changed ? 1 : 0));
-  std::string changes;
-  for (const auto& change : changes_) changes += (changes.empty() ? "" : ",") + change;
-  snapshot.set_changes_made(changes);
+  snapshot.set_changes_made(ChangesMade(changes_));
   // DuckLake writes author, message and extra info NULL unless the session
   // set them (ducklake_set_commit_message); the verbs set none.
   snapshot.clear_author();

@@ -10,15 +10,25 @@
 //     successor inserted with begin_snapshot = this snapshot; a version this
 //     transaction created and changes again is replaced (never visible);
 //   - a column gets column_order = column_id, default_value the text 'NULL'
-//     when it has none, default_value_type 'literal' (nested roots too),
-//     dialect 'duckdb'; field ids come from MAX(column_id) + 1 over every
-//     version of the table's columns;
+//     when it has none, dialect 'duckdb', default_value_type 'literal' (''
+//     for a nested root when it is created; a rewritten top-level version is
+//     'literal' again); a field added to or renamed in a struct is written
+//     NOT NULL (renamed: with an empty default_value_type), as DuckLake's
+//     ALTER paths write them; field ids come from MAX(column_id) + 1 over
+//     every version of the table's columns;
+//   - a table created in this transaction is reported as created only, and
+//     one created and dropped again leaves no row (nor, alone, a snapshot);
 //   - DROP TABLE ends the table and its partitions, columns, column tags,
 //     data files, delete files, tags and sorts;
 //   - the snapshot row, its ducklake_snapshot_changes text and, per table
-//     created, renamed or altered, a ducklake_schema_versions row and (with
-//     data inlining on, DuckLake's default) a new inlined data table
-//     registered in ducklake_inlined_data_tables.
+//     created, renamed or altered, a ducklake_schema_versions row and, unless
+//     only a default changed, (with data inlining on, DuckLake's default) a
+//     new inlined data table registered in ducklake_inlined_data_tables.
+//
+// Not yet DuckLake's: RegisterDataFile writes no column stats or name
+// mapping (DuckLake's ducklake_add_data_files reads them from the Parquet
+// footer), and several operations in one transaction are checked against
+// DuckLake only by the model property test, not row for row.
 //
 // Thread-safety: a Transaction is used by one thread (Catalog::Commit runs
 // its closure on the calling thread).

@@ -22,6 +22,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catalog/column_def.h"
@@ -35,9 +36,9 @@ namespace moraine {
 namespace {
 
 using catalog::ColumnDef;
-using catalog::ColumnPath;
 using catalog::Id;
 using commit::Transaction;
+using Path = catalog::ColumnPath;
 
 struct ModelColumn {
   std::string name;
@@ -74,7 +75,7 @@ ColumnDef DefOf(const ModelColumn& column) {
   return ColumnDef::Struct(column.name, fields);
 }
 
-std::string Join(const ColumnPath& path) {
+std::string Join(const Path& path) {
   std::string out;
   for (const auto& part : path) out += (out.empty() ? "" : ".") + part;
   return out;
@@ -127,32 +128,24 @@ class Script {
             [name = table.name, defs](Transaction& txn) { txn.CreateTable("main", name, defs); }};
   }
 
+  // One operation, chosen by weight; nullopt when it does not apply now.
   std::optional<Step> Next() {
-    switch (Pick(12)) {
-      case 0:
-        return CreateTable();
-      case 1:
-        return DropTable();
-      case 2:
-        return RenameTable();
-      case 3:
-      case 4:
-        return AddColumn();
-      case 5:
-        return DropColumn();
-      case 6:
-      case 7:
-        return RenameColumn();
-      case 8:
-        return ChangeType();
-      case 9:
-        return Default();
-      case 10:
-        return Schema();
-      default:
-        return AddField();
+    using Make = std::optional<Step> (Script::*)();
+    static constexpr std::pair<int, Make> kOperations[] = {
+        {1, &Script::CreateTableStep}, {1, &Script::DropTable},  {1, &Script::RenameTable},
+        {2, &Script::AddColumn},       {1, &Script::DropColumn}, {2, &Script::RenameColumn},
+        {1, &Script::ChangeType},      {1, &Script::Default},    {1, &Script::Schema},
+        {1, &Script::AddField}};
+    int total = 0;
+    for (const auto& [weight, make] : kOperations) total += weight;
+    int pick = Pick(total);
+    for (const auto& [weight, make] : kOperations) {
+      if ((pick -= weight) < 0) return (this->*make)();
     }
+    return std::nullopt;
   }
+
+  std::optional<Step> CreateTableStep() { return CreateTable(); }
 
   ModelTable* AnyTable() { return tables_.empty() ? nullptr : &tables_[Pick(tables_.size())]; }
 
@@ -220,7 +213,7 @@ class Script {
     ModelColumn* parent = Pick(2) ? AnyStruct(*table) : nullptr;
     if (parent && parent->fields.size() > 1) {
       const size_t index = Pick(parent->fields.size());
-      const ColumnPath path{parent->name, parent->fields[index].name};
+      const Path path{parent->name, parent->fields[index].name};
       parent->fields.erase(parent->fields.begin() + static_cast<long>(index));
       return Step{"ALTER TABLE lake." + table->name + " DROP COLUMN " + Join(path),
                   [id = table->id, path](Transaction& txn) { txn.DropColumn(id, path); }};
@@ -237,7 +230,7 @@ class Script {
     ModelTable* table = AnyTable();
     if (!table) return std::nullopt;
     ModelColumn* target = &table->columns[Pick(table->columns.size())];
-    ColumnPath path{target->name};
+    Path path{target->name};
     if (target->type == "struct" && Pick(2)) {
       ModelColumn* field = &target->fields[Pick(target->fields.size())];
       path.push_back(field->name);
