@@ -1,12 +1,18 @@
 // moraine_bench: how commit latency and catalog-open time follow table width
 // and history depth, on an on-disk store with the default synced writes.
 //
+// It drives the verb path (commit::Catalog), which stages DuckLake's rows on
+// the same RowTransaction DuckLake's SQL drives, but without DuckDB and
+// DuckLake in the loop: a unit benchmark of the core, not the product's
+// figure (that is what DuckLake on moraine costs: bench/ducklake_bench.cpp,
+// `make bench-stock`). Its lines say so.
+//
 // The design's claims (RFC 0012, invariant 2): a column commit costs what it
 // touches, not the table's width or the lake's history, and opening a catalog
 // scans `current` only. Each claim is printed as a flatness ratio (slowest
 // case / fastest case; 1.00 is perfectly flat) on the last line:
 //
-//   flatness: width W history H open O
+//   flatness (verb path): width W history H open O
 //
 // W: add/rename commit medians across widths 10/1,000/10,000 at history 0
 //    (the larger of the two ops' ratios); H: the same across history depths
@@ -171,8 +177,9 @@ Row Measure(int width, int history, const Sizes& sizes) {
         txn.RenameColumn(table, {i % 2 ? "c0_renamed" : "c0"}, i % 2 ? "c0" : "c0_renamed");
       },
       nullptr);
-  std::printf("  width %6d  history %7d   add %8.3f ms   rename %8.3f ms   open %9.3f ms\n", width,
-              history, row.add_ms, row.rename_ms, row.open_ms);
+  std::printf(
+      "  verb path  width %6d  history %7d   add %8.3f ms   rename %8.3f ms   open %9.3f ms\n",
+      width, history, row.add_ms, row.rename_ms, row.open_ms);
   std::fflush(stdout);
   return row;
 }
@@ -186,8 +193,8 @@ int Run(bool quick) {
   const Sizes sizes = quick ? Sizes{{10, 100, 1000}, {0, 500, 2000}, 15, 5}
                             : Sizes{{10, 1000, 10000}, {0, 10000, 100000}, 101, 15};
   std::printf(
-      "moraine_bench%s: on-disk RocksDB store, synced writes; medians of %d commits, "
-      "%d opens\n",
+      "moraine_bench%s: verb path (unit benchmark, not the product's figure); on-disk RocksDB "
+      "store, synced writes; medians of %d commits, %d opens\n",
       quick ? " (quick)" : "", sizes.commits, sizes.opens);
 
   std::vector<Row> by_width, by_history;
@@ -207,8 +214,8 @@ int Run(bool quick) {
   const double history_flatness = std::max(Spread(column(by_history, &Row::add_ms)),
                                            Spread(column(by_history, &Row::rename_ms)));
   const double open_flatness = Spread(column(by_history, &Row::open_ms));
-  std::printf("flatness: width %.2f history %.2f open %.2f\n", width_flatness, history_flatness,
-              open_flatness);
+  std::printf("flatness (verb path): width %.2f history %.2f open %.2f\n", width_flatness,
+              history_flatness, open_flatness);
   return 0;
 }
 

@@ -132,6 +132,11 @@ RowMapping::RowMapping(const CatalogTable& table, Kind kind, RowShape shape,
       if (table.columns[i].name == "end_snapshot") end_column_ = static_cast<int>(i);
     }
   }
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    if (table.columns[i].name == "begin_snapshot") begin_column_ = static_cast<int>(i);
+    if (table.columns[i].name == "end_snapshot") lifetime_end_column_ = static_cast<int>(i);
+  }
+  if (lifetime_end_column_ < 0) begin_column_ = -1;
 }
 
 void RowMapping::Validate(const Row& row) const {

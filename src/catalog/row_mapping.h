@@ -48,6 +48,10 @@ class RowMapping {
   bool versioned() const { return end_column_ >= 0; }
   // The end_snapshot column of a versioned table, -1 otherwise.
   int end_column() const { return end_column_; }
+  // The begin_snapshot and end_snapshot columns of a table with a lifetime
+  // (versioned records and entries such as tags alike), -1 without one.
+  int begin_column() const { return begin_column_; }
+  int lifetime_end_column() const { return lifetime_end_column_; }
 
   // The key of `row`: its kind's current key, or for a versioned row whose
   // end_snapshot is set, the history key. Throws store::InvalidArgumentError
@@ -137,6 +141,8 @@ class RowMapping {
   RowShape shape_;
   std::vector<int> key_columns_;
   int end_column_ = -1;
+  int begin_column_ = -1;
+  int lifetime_end_column_ = -1;
   const google::protobuf::FieldDescriptor* entries_ = nullptr;
   int entry_key_ = -1;  // the column entries are ordered by, -1: write order
   bool unique_entry_key_ = false;

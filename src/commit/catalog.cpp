@@ -1,29 +1,18 @@
 #include "commit/catalog.h"
 
-#include "commit/store_format.h"
-#include "commit/store_records.h"
-
 #include <algorithm>
 #include <chrono>
 #include <random>
 #include <thread>
 
-#include "catalog/record_io.h"
-#include "catalog/state_loader.h"
-#include "catalog/uuid.h"
+#include "commit/catalog_state_rows.h"
+#include "commit/genesis.h"
+#include "commit/store_format.h"
+#include "commit/store_records.h"
 #include "store/error.h"
-#include "store/key.h"
-#include "store/value_frame.h"
 
 namespace moraine::commit {
-
-using catalog::HeadRecord;
-using store::Key;
-using store::Kind;
-
 namespace {
-
-constexpr const char* kCatalogVersion = "1.0";
 
 int64_t NowMicros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
@@ -59,7 +48,7 @@ std::unique_ptr<Catalog> Catalog::Open(std::shared_ptr<store::KvStore> store,
   RequireCurrentStoreFormat(*store);
   std::unique_ptr<Catalog> catalog(new Catalog(std::move(store), options));
   catalog->CreateGenesisIfNew();
-  catalog->CurrentHead();  // validates the head and warms the cache
+  catalog->Head();  // validates the head and warms the cache
   return catalog;
 }
 
@@ -72,86 +61,49 @@ void Catalog::CreateGenesisIfNew() {
     throw store::NotFoundError("'" + store_->location() +
                                "' is not a moraine catalog (and is opened read-only)");
   }
-  // DuckLake's genesis: snapshot 0 holding schema `main` (id 0); the next
-  // catalog id is 1, the next file id 0; the catalog is format 1.0.
-  catalog::SchemaRecord main;
-  main.set_schema_id(0);
-  main.set_schema_uuid(catalog::NewUuid());
-  main.set_begin_snapshot(0);
-  main.set_schema_name("main");
-  main.set_path("main/");
-  main.set_path_is_relative(true);
-
-  catalog::SnapshotRecord snapshot;
-  snapshot.set_snapshot_id(0);
-  snapshot.set_snapshot_time(NowMicros());
-  snapshot.set_schema_version(0);
-  snapshot.set_next_catalog_id(1);
-  snapshot.set_next_file_id(0);
-  snapshot.set_changes_made("created_schema:\"main\"");
-  snapshot.set_schema_list_changed(true);
-
-  catalog::OptionRecord options;  // the global scope: scope and scope_id NULL
-  for (const auto& [key, value] : {std::pair<const char*, const char*>{"version", kCatalogVersion},
-                                   {"created_by", kWrittenBy},
-                                   {"encrypted", "false"}}) {
-    auto* entry = options.add_entries();
-    entry->set_key(key);
-    entry->set_value(value);
+  auto rows = BeginRowTransaction(store_);
+  const std::string data_path =
+      options_.data_path.empty() ? store_->location() + ".files/" : options_.data_path;
+  StageGenesis(*rows, data_path, NowMicros());
+  try {
+    rows->Commit();
+  } catch (const store::ConflictError&) {
+    // Another opener created it first; either genesis is fine.
   }
-
-  store::WriteBatch batch;
-  batch.Put(FormatKey(), EncodeFormat());
-  batch.Put(Key::Current(Kind::kSnapshot, {0}).Encode(),
-            store::FrameValue(Kind::kSnapshot, snapshot));
-  batch.Put(Key::Current(Kind::kSchema, {0}).Encode(), store::FrameValue(Kind::kSchema, main));
-  batch.Put(
-      Key::Current(Kind::kOption, {static_cast<uint64_t>(store::OptionScope::kGlobal), 0}).Encode(),
-      store::FrameValue(Kind::kOption, options));
-  batch.Put(HeadKey(), EncodeHead(0, 1));
-  // Another opener may have raced us to create it; either genesis is fine.
-  store_->WriteIfHeadUnchanged(HeadKey(), std::nullopt, batch);
 }
 
-Catalog::HeadView Catalog::CurrentHead() {
+std::shared_ptr<const CatalogState> Catalog::StateFor(RowTransaction& rows) {
   auto head_value = store::GetLatest(*store_, HeadKey());
   if (!head_value) throw store::CorruptionError("store lost its head record");
+  auto latest = rows.LatestSnapshot();
+  if (!latest) throw store::CorruptionError("store lost its head record");
+  {
+    std::lock_guard lock(head_mutex_);
+    if (head_.state && head_.head_value == *head_value &&
+        head_.state->snapshot_id() == latest->snapshot_id) {
+      return head_.state;
+    }
+  }
+  // Someone else moved the head (another handle, a maintenance batch): read
+  // the catalog from the rows this transaction sees.
+  auto state = std::make_shared<const CatalogState>(ReadCatalogState(rows));
   std::lock_guard lock(head_mutex_);
-  if (head_.state && head_.head_value == *head_value) return head_;
-  // Someone else moved the head (another handle, a maintenance batch): reload.
-  // A fresh snapshot may see a newer head than the one just read; load the
-  // state and the head value from the same snapshot so they always agree.
-  auto snapshot = store_->GetSnapshot();
-  auto consistent_value = snapshot->Get(HeadKey());
-  if (!consistent_value) throw store::CorruptionError("store lost its head record");
-  HeadRecord head;
-  store::UnframeValue(Kind::kHead, *consistent_value, &head);
-  head_.state = std::make_shared<const CatalogState>(catalog::LoadState(*snapshot));
-  head_.head_value = *consistent_value;
-  head_.batch_count = head.batch_count();
-  return head_;
+  if (state->snapshot_id() == latest->snapshot_id) head_ = {state, *head_value};
+  return state;
 }
 
-std::shared_ptr<const CatalogState> Catalog::Head() { return CurrentHead().state; }
+std::shared_ptr<const CatalogState> Catalog::Head() {
+  auto rows = BeginRowTransaction(store_);
+  auto state = StateFor(*rows);
+  rows->Rollback();
+  return state;
+}
 
 std::shared_ptr<const CatalogState> Catalog::At(Id snapshot_id) {
-  auto snapshot = store_->GetSnapshot();
-  return std::make_shared<const CatalogState>(catalog::LoadState(*snapshot, snapshot_id));
-}
-
-bool Catalog::ConflictsWithCommitsAfter(Id base_snapshot, const TouchedSet& touched) {
-  auto snapshot = store_->GetSnapshot();
-  const Id head = catalog::ReadHeadSnapshotId(*snapshot);
-  for (Id id = base_snapshot + 1; id <= head; ++id) {
-    auto record = catalog::ReadRecord<catalog::SnapshotRecord>(
-        *snapshot, Key::Current(Kind::kSnapshot, {static_cast<uint64_t>(id)}));
-    if (!record) continue;  // expired: nothing left to conflict with
-    TouchedSet theirs;
-    theirs.tables.insert(record->touched_table_ids().begin(), record->touched_table_ids().end());
-    theirs.schema_list = record->schema_list_changed();
-    if (touched.Overlaps(theirs)) return true;
-  }
-  return false;
+  auto rows = BeginRowTransaction(store_);
+  auto state = std::make_shared<const CatalogState>(ReadCatalogState(*rows, snapshot_id));
+  rows->Rollback();
+  return state;
 }
 
 CommitResult Catalog::Commit(const std::function<void(Transaction&)>& body) {
@@ -165,38 +117,35 @@ CommitResult Catalog::Commit(const std::function<void(Transaction&)>& body) {
     std::unique_lock<std::shared_mutex> alone(commit_gate_, std::defer_lock);
     std::shared_lock<std::shared_mutex> among_others(commit_gate_, std::defer_lock);
     if (result.retries >= kRetriesBeforeRunningAlone) alone.lock();
-    const HeadView base = CurrentHead();
-    Transaction txn(*base.state);
+    auto rows = BeginRowTransaction(store_);
+    const std::shared_ptr<const CatalogState> base = StateFor(*rows);
+    Transaction txn(*base, *rows);
     body(txn);
     if (!txn.HasChanges()) {
-      result.snapshot_id = base.state->snapshot_id();
+      rows->Rollback();
+      result.snapshot_id = base->snapshot_id();
       return result;
     }
-    const Id new_id = txn.snapshot_id();
-    const std::string new_head = EncodeHead(new_id, base.batch_count + 1);
-    store::WriteBatch batch = txn.BuildBatch(new_head, NowMicros());
+    txn.StageSnapshot(NowMicros());
     {
       if (!alone.owns_lock()) among_others.lock();
       std::lock_guard lock(head_mutex_);
-      if (store_->WriteIfHeadUnchanged(HeadKey(), base.head_value, batch)) {
-        // Landing and caching under one lock: no reader can see the new head
-        // in the store and then load a stale cached state for it.
-        head_.state = std::make_shared<const CatalogState>(txn.state());
-        head_.head_value = new_head;
-        head_.batch_count = base.batch_count + 1;
-        result.snapshot_id = new_id;
+      try {
+        rows->Commit();
+        // Landing and caching under one lock: no reader of this handle can
+        // see the new head and then a stale cached state for it.
+        auto landed = store::GetLatest(*store_, HeadKey());
+        head_ = {std::make_shared<const CatalogState>(txn.state()), landed.value_or("")};
+        result.snapshot_id = txn.snapshot_id();
         result.committed = true;
         return result;
+      } catch (const store::ConflictError&) {
+        // Lost the race on the head: re-run on the new head, below.
       }
     }
-    if (ConflictsWithCommitsAfter(base.state->snapshot_id(), txn.touched())) {
-      throw store::ConflictError(
-          "commit conflict: a concurrent commit changed the same table(s); retry the "
-          "transaction");
-    }
-    if (result.retries >= options_.max_benign_retries) {
+    if (result.retries >= options_.max_retries) {
       throw store::ConflictError("commit gave up after " + std::to_string(result.retries) +
-                                 " lost races on disjoint tables");
+                                 " lost races; retry the transaction");
     }
     BackOff(result.retries);
   }

@@ -4,10 +4,29 @@
 //   catalog->Commit([](Transaction& txn) { txn.CreateTable("main", "t", {...}); });
 //   auto then = catalog->At(3);  // the catalog as of snapshot 3
 //
-// A commit lands as exactly one atomic write batch, conditional on the head
-// pointer. A writer that loses the race compares the tables it touched with
-// the commits that beat it: disjoint, it re-runs its closure on the new head;
-// overlapping, it fails with store::ConflictError (RFC 0004).
+// One writer: a commit stages DuckLake's own ducklake_* rows (Transaction) on
+// a RowTransaction, the staged-row path DuckLake's SQL drives, and lands them
+// with its Commit. Head() and At() are read from those rows.
+//
+// The conflict rule, the same for both entry points:
+//   - What conflicts: any move of the head between the moment a
+//     RowTransaction began and its commit. RowTransaction::Commit then writes
+//     nothing and throws store::ConflictError; no finer rule exists in the
+//     store (it cannot tell which rows a concurrent commit read).
+//   - What is retried, and by whom: the entry point re-runs its work on the
+//     new head. DuckLake does so for SQL (its commit retry loop, with its own
+//     check of the changes that beat it); Catalog::Commit does so for the
+//     verbs by re-running the closure, which re-validates every name and id
+//     against the new head. A lost race is therefore benign whenever the
+//     closure still applies to the new head, whatever tables it touches.
+//   - What surfaces to the caller: the closure's own typed error when it no
+//     longer applies to the new head (e.g. store::ConstraintError for a name
+//     a concurrent commit took), or store::ConflictError after
+//     `max_retries` lost races in a row.
+//
+// Thread-safety: a Catalog may be shared by threads; Commit, Head and At are
+// safe to call concurrently. A commit that lost several races in a row runs
+// its next attempt alone among this handle's commits, so none starves.
 #pragma once
 
 #include <functional>
@@ -18,6 +37,7 @@
 #include <string>
 
 #include "catalog/catalog_state.h"
+#include "commit/row_transaction.h"
 #include "commit/transaction.h"
 #include "store/kv_store.h"
 
@@ -27,8 +47,12 @@ struct CatalogOptions {
   // A store directory (created if absent) or "memory://[name]".
   std::string location;
   bool read_only = false;
-  // Lost races on disjoint tables retried inside the core before giving up.
-  int max_benign_retries = 64;
+  // The lake's data path, recorded as DuckLake's `data_path` option when the
+  // catalog is created; empty: `<location>.files/`, where DuckLake on moraine
+  // puts a new lake's data files by default.
+  std::string data_path{};
+  // Lost races re-run inside the core before ConflictError surfaces.
+  int max_retries = 64;
 };
 
 struct CommitResult {
@@ -36,13 +60,14 @@ struct CommitResult {
   // staged nothing (an empty transaction writes no snapshot).
   Id snapshot_id = 0;
   bool committed = false;
-  int retries = 0;  // benign races this commit lost and re-ran
+  int retries = 0;  // lost races this commit re-ran
 };
 
 class Catalog {
  public:
-  // Opens the store, creating DuckLake's genesis state in a new one:
-  // snapshot 0, schema `main`, catalog version 1.0.
+  // Opens the store, creating DuckLake's genesis state in a new one (the rows
+  // DuckLakeMetadataManager::InitializeDuckLake writes): snapshot 0, schema
+  // `main`, catalog version 1.0.
   static std::unique_ptr<Catalog> Open(const CatalogOptions& options);
   // Uses an already-open store (tests, tools).
   static std::unique_ptr<Catalog> Open(std::shared_ptr<store::KvStore> store,
@@ -50,12 +75,12 @@ class Catalog {
 
   // The catalog at head. Cheap: the head state is cached and shared.
   std::shared_ptr<const CatalogState> Head();
-  // The catalog at a past snapshot, reconstructed from current + history.
+  // The catalog at a past snapshot, read from the rows live at it.
   // Throws store::NotFoundError for a snapshot the store does not hold.
   std::shared_ptr<const CatalogState> At(Id snapshot_id);
 
   // Runs `body` in a transaction and lands what it staged as one batch. The
-  // closure may run more than once (benign races); it must not have side
+  // closure may run more than once (lost races); it must not have side
   // effects outside the transaction.
   CommitResult Commit(const std::function<void(Transaction&)>& body);
 
@@ -64,16 +89,14 @@ class Catalog {
  private:
   struct HeadView {
     std::shared_ptr<const CatalogState> state;
-    std::string head_value;  // sys/head bytes the state was loaded at
-    uint64_t batch_count = 0;
+    std::string head_value;  // sys/head bytes the state was read at
   };
 
   Catalog(std::shared_ptr<store::KvStore> store, CatalogOptions options);
   void CreateGenesisIfNew();
-  HeadView CurrentHead();
-  // Whether a commit touching `touched` conflicts with a commit that landed
-  // after `base_snapshot`.
-  bool ConflictsWithCommitsAfter(Id base_snapshot, const TouchedSet& touched);
+  // The head state as `rows` sees it: the cached one when the head has not
+  // moved since it was read, else read from `rows`.
+  std::shared_ptr<const CatalogState> StateFor(RowTransaction& rows);
 
   std::shared_ptr<store::KvStore> store_;
   CatalogOptions options_;

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "catalog/ducklake_tables.h"
 #include "catalog/uuid.h"
+#include "commit/inlined_table_spec.h"
 #include "store/error.h"
-#include "store/value_frame.h"
 
 namespace moraine::commit {
 
@@ -14,14 +15,35 @@ using catalog::kTopLevel;
 using catalog::SchemaRecord;
 using catalog::TableRecord;
 using catalog::TableState;
-using store::Key;
-using store::Kind;
 
 namespace {
 
-// DuckLake writes the string 'NULL' (not SQL NULL) as default_value when a
-// column has no default, and marks nested roots with an empty value type.
+// The catalog tables the verbs write (catalog/ducklake_tables.h).
+constexpr std::string_view kSchemaTable = "ducklake_schema";
+constexpr std::string_view kTableTable = "ducklake_table";
+constexpr std::string_view kColumnTable = "ducklake_column";
+constexpr std::string_view kDataFileTable = "ducklake_data_file";
+constexpr std::string_view kTableStatsTable = "ducklake_table_stats";
+constexpr std::string_view kSnapshotTable = "ducklake_snapshot";
+constexpr std::string_view kChangesTable = "ducklake_snapshot_changes";
+constexpr std::string_view kSchemaVersionsTable = "ducklake_schema_versions";
+constexpr std::string_view kMetadataTable = "ducklake_metadata";
+constexpr std::string_view kInlinedDataTablesTable = "ducklake_inlined_data_tables";
+// DuckLake's option and its default (DuckLakeCatalog::DataInliningRowLimit).
+constexpr std::string_view kInliningOption = "data_inlining_row_limit";
+// What DROP TABLE ends besides the table row and its columns, keyed by the
+// table id (DuckLakeMetadataManager::DropTables; ducklake_tag by object_id).
+constexpr std::string_view kDroppedWithTable[] = {
+    "ducklake_partition_info", "ducklake_column_tag", "ducklake_data_file",
+    "ducklake_delete_file",    "ducklake_tag",        "ducklake_sort_info"};
+
+// DuckLake writes the text 'NULL' (not SQL NULL) as default_value when a
+// column has no default (ColumnToSQLRecursive).
 constexpr const char* kNoDefault = "NULL";
+// DuckLake rewrites a changed top-level column's version with
+// default_value_type 'literal', nested roots included (observed: RENAME
+// COLUMN of a struct writes 'literal' where CREATE TABLE wrote '').
+constexpr const char* kRewrittenValueType = "literal";
 
 bool IsNestedType(const std::string& type) {
   return type == "struct" || type == "list" || type == "map";
@@ -33,16 +55,57 @@ std::string JoinPath(const ColumnPath& path) {
   return joined;
 }
 
-uint64_t U(Id id) { return static_cast<uint64_t>(id); }
+// The kinds of change in the order DuckLake writes them
+// (DuckLakeTransactionState::WriteSnapshotChanges).
+constexpr std::string_view kChangeOrder[] = {"dropped_schema",      "dropped_table",
+                                             "created_schema",      "created_table",
+                                             "inserted_into_table", "altered_table"};
+
+// DuckLake's ducklake_snapshot_changes text: by kind in its order; changes
+// naming an id by id (its sets are ordered), the others (schemas by name,
+// tables in the order they were created) as they came.
+std::string ChangesMade(std::vector<std::string> changes) {
+  auto rank = [](const std::string& change) {
+    const std::string_view kind = std::string_view(change).substr(0, change.find(':'));
+    for (size_t i = 0; i < std::size(kChangeOrder); ++i) {
+      if (kChangeOrder[i] == kind) return i;
+    }
+    return std::size(kChangeOrder);
+  };
+  auto id = [](const std::string& change) -> int64_t {
+    const std::string payload = change.substr(change.find(':') + 1);
+    if (payload.empty() || payload.find_first_not_of("0123456789") != std::string::npos) return 0;
+    return std::stoll(payload);
+  };
+  std::stable_sort(changes.begin(), changes.end(), [&](const auto& a, const auto& b) {
+    if (rank(a) != rank(b)) return rank(a) < rank(b);
+    return id(a) < id(b);
+  });
+  std::string text;
+  for (const auto& change : changes) text += (text.empty() ? "" : ",") + change;
+  return text;
+}
 
 }  // namespace
 
-bool TouchedSet::Overlaps(const TouchedSet& other) const {
-  if (schema_list && other.schema_list) return true;
-  for (Id table : tables) {
-    if (other.tables.count(table)) return true;
-  }
-  return false;
+bool Transaction::InliningEnabled(const TableState& table) {
+  // The most specific scope wins: table, then schema, then the lake.
+  std::optional<std::string> global, schema, own;
+  rows_.ForEachEntry(kMetadataTable, [&](const google::protobuf::Message& container,
+                                         const google::protobuf::Message& entry) {
+    const auto& scope = static_cast<const catalog::OptionRecord&>(container);
+    const auto& option = static_cast<const catalog::OptionEntry&>(entry);
+    if (option.key() != kInliningOption) return;
+    if (!scope.has_scope()) {
+      global = option.value();
+    } else if (scope.scope() == "schema" && scope.scope_id() == table.record.schema_id()) {
+      schema = option.value();
+    } else if (scope.scope() == "table" && scope.scope_id() == table.id()) {
+      own = option.value();
+    }
+  });
+  const std::optional<std::string>& limit = own ? own : schema ? schema : global;
+  return !limit || *limit != "0";
 }
 
 std::string QuoteIdentifier(const std::string& name) {
@@ -54,8 +117,9 @@ std::string QuoteIdentifier(const std::string& name) {
   return quoted + "\"";
 }
 
-Transaction::Transaction(CatalogState base)
+Transaction::Transaction(CatalogState base, RowTransaction& rows)
     : working_(std::move(base)),
+      rows_(rows),
       snapshot_id_(working_.snapshot_id() + 1),
       base_schema_version_(working_.schema_version()) {}
 
@@ -119,58 +183,39 @@ Id Transaction::AllocateCatalogId() {
 }
 
 // ---------------------------------------------------------------------------
-// Key-level staging
-
-template <class Record>
-void Transaction::PutVersion(Kind kind, std::initializer_list<uint64_t> comps,
-                             const Record& record) {
-  writes_[Key::Current(kind, comps).Encode()] = store::FrameValue(kind, record);
-}
-
-template <class Record>
-void Transaction::EndVersion(Kind kind, std::initializer_list<uint64_t> comps, Record record) {
-  writes_[Key::Current(kind, comps).Encode()] = std::nullopt;
-  // A version born in this transaction was never visible: it leaves no history.
-  if (record.begin_snapshot() == snapshot_id_) return;
-  record.set_end_snapshot(snapshot_id_);
-  writes_[Key::History(kind, comps, U(snapshot_id_)).Encode()] = store::FrameValue(kind, record);
-}
+// Staging
 
 void Transaction::PutColumn(const ColumnRecord& column) {
-  PutVersion(Kind::kColumn, {U(column.table_id()), U(column.column_id())}, column);
+  rows_.Insert(kColumnTable, column);
   working_.PutColumn(column);
 }
 
 void Transaction::EndColumn(const ColumnRecord& column) {
-  EndVersion(Kind::kColumn, {U(column.table_id()), U(column.column_id())}, column);
+  rows_.End(kColumnTable, column, snapshot_id_);
   working_.EraseColumn(column.table_id(), column.column_id());
 }
 
-void Transaction::ReplaceColumn(const ColumnRecord& column, ColumnRecord replacement) {
+void Transaction::ReplaceColumn(const ColumnRecord& column, ColumnRecord replacement,
+                                bool reshapes) {
   const ColumnRecord old = column;  // `column` may live in working_, which changes below
   EndColumn(old);
   replacement.set_begin_snapshot(snapshot_id_);
   replacement.clear_end_snapshot();
   PutColumn(replacement);
-  TouchTableSchema(old.table_id());
+  AlterTableSchema(old.table_id(), reshapes);
 }
 
-void Transaction::PutTableRecord(const TableRecord& table, bool new_version) {
-  const TableState* existing = working_.Table(table.table_id());
-  TableRecord record = table;
-  if (new_version && existing) {
-    EndVersion(Kind::kTable, {U(table.table_id())}, existing->record);
-    record.set_begin_snapshot(snapshot_id_);
-  }
-  PutVersion(Kind::kTable, {U(table.table_id())}, record);
-  working_.PutTable(record);
-}
-
-void Transaction::TouchTableSchema(Id table) {
-  touched_.tables.insert(table);
+void Transaction::AlterTableSchema(Id table, bool reshapes) {
   schema_changed_tables_.insert(table);
+  if (reshapes) reshaped_tables_.insert(table);
+  // DuckLake reports a table created in this transaction as created only.
+  if (created_tables_.count(table)) return;
   schema_changed_ = true;
   NoteChange("altered_table:" + std::to_string(table));
+}
+
+void Transaction::ForgetChange(const std::string& change) {
+  changes_.erase(std::remove(changes_.begin(), changes_.end(), change), changes_.end());
 }
 
 void Transaction::NoteChange(const std::string& change) {
@@ -194,9 +239,8 @@ Id Transaction::CreateSchema(const std::string& name) {
   schema.set_schema_name(name);
   schema.set_path(name + "/");
   schema.set_path_is_relative(true);
-  PutVersion(Kind::kSchema, {U(schema.schema_id())}, schema);
+  rows_.Insert(kSchemaTable, schema);
   working_.PutSchema(schema);
-  touched_.schema_list = true;
   schema_changed_ = true;
   NoteChange("created_schema:" + QuoteIdentifier(name));
   return schema.schema_id();
@@ -207,9 +251,8 @@ void Transaction::DropSchema(const std::string& name) {
   if (!working_.TablesOf(schema.schema_id()).empty()) {
     throw store::ConstraintError("schema \"" + name + "\" is not empty: drop its tables first");
   }
-  EndVersion(Kind::kSchema, {U(schema.schema_id())}, schema);
+  rows_.End(kSchemaTable, schema, snapshot_id_);
   working_.EraseSchema(schema.schema_id());
-  touched_.schema_list = true;
   schema_changed_ = true;
   NoteChange("dropped_schema:" + std::to_string(schema.schema_id()));
 }
@@ -220,6 +263,12 @@ Id Transaction::CreateTable(const std::string& schema_name, const std::string& n
   if (name.empty()) throw store::InvalidArgumentError("a table name may not be empty");
   if (columns.empty()) throw store::InvalidArgumentError("a table needs at least one column");
   RequireFreeTableName(schema, name);
+  std::unordered_set<std::string> top_level_names;
+  for (const auto& column : columns) {
+    if (!top_level_names.insert(column.name).second) {
+      throw store::ConstraintError("column \"" + column.name + "\" is defined twice");
+    }
+  }
   TableRecord table;
   table.set_table_id(AllocateCatalogId());
   table.set_table_uuid(catalog::NewUuid());
@@ -231,52 +280,66 @@ Id Transaction::CreateTable(const std::string& schema_name, const std::string& n
   working_.PutTable(table);
 
   // Field ids from 1 in pre-order over the column list (DuckLake's rule).
-  std::unordered_set<std::string> top_level_names;
-  for (const auto& column : columns) {
-    if (!top_level_names.insert(column.name).second) {
-      throw store::ConstraintError("column \"" + column.name + "\" is defined twice");
-    }
-  }
   Id next_id = 1;
   std::vector<ColumnRecord> records;
   for (const auto& column : columns) {
     AddColumnTree(*working_.Table(table.table_id()), kTopLevel, column, next_id, records);
   }
+  rows_.Insert(kTableTable, table);
   for (const auto& record : records) PutColumn(record);
-  table.set_next_column_id(U(next_id));
-  PutTableRecord(table, /*new_version=*/false);
+  table.set_next_column_id(static_cast<uint64_t>(next_id));
+  working_.PutTable(table);
+  committed_next_column_id_[table.table_id()] = 1;
 
-  touched_.tables.insert(table.table_id());
   schema_changed_tables_.insert(table.table_id());
-  schema_changed_ = true;
+  reshaped_tables_.insert(table.table_id());
+  created_tables_.insert(table.table_id());
   NoteChange("created_table:" + QuoteIdentifier(schema_name) + "." + QuoteIdentifier(name));
   return table.table_id();
 }
 
 void Transaction::DropTable(const std::string& schema_name, const std::string& name) {
   const TableState table = RequireTableNamed(schema_name, name);
-  table.columns.ForEach([&](Id, const ColumnRecord& column) {
-    EndVersion(Kind::kColumn, {U(table.id()), U(column.column_id())}, column);
-    return true;
-  });
-  table.data_files.ForEach([&](Id, const catalog::DataFileRecord& file) {
-    EndVersion(Kind::kDataFile, {U(table.id()), U(file.data_file_id())}, file);
-    return true;
-  });
-  EndVersion(Kind::kTable, {U(table.id())}, table.record);
+  rows_.End(kTableTable, table.record, snapshot_id_);
+  rows_.EndAllWithKey(kColumnTable, table.id(), snapshot_id_);
+  for (std::string_view dependent : kDroppedWithTable) {
+    rows_.EndAllWithKey(dependent, table.id(), snapshot_id_);
+  }
   working_.EraseTable(table.id());
-  touched_.tables.insert(table.id());
-  schema_changed_ = true;
-  NoteChange("dropped_table:" + std::to_string(table.id()));
+  schema_changed_tables_.erase(table.id());
+  reshaped_tables_.erase(table.id());
+  if (created_tables_.erase(table.id())) {
+    // Created and dropped in this transaction: DuckLake writes nothing of it
+    // (no snapshot at all if that was all the transaction did).
+    ForgetChange("created_table:" + QuoteIdentifier(schema_name) + "." + QuoteIdentifier(name));
+    ForgetChange("inserted_into_table:" + std::to_string(table.id()));
+    catalog::TableStatsRecord stats;
+    stats.set_table_id(table.id());
+    rows_.Remove(kTableStatsTable, stats);
+  } else {
+    NoteChange("dropped_table:" + std::to_string(table.id()));
+    schema_changed_ = true;
+  }
 }
 
 void Transaction::RenameTable(const std::string& schema_name, const std::string& name,
                               const std::string& new_name) {
-  TableRecord renamed = RequireTableNamed(schema_name, name).record;
+  const TableRecord old = RequireTableNamed(schema_name, name).record;
   RequireFreeTableName(RequireSchema(schema_name), new_name);
+  // DuckLake ends the table's row and writes the renamed table as a new one
+  // with the same id, uuid and path (DropTables(renamed) + WriteNewTables).
+  rows_.End(kTableTable, old, snapshot_id_);
+  TableRecord renamed = old;
   renamed.set_table_name(new_name);
-  PutTableRecord(renamed, /*new_version=*/true);
-  TouchTableSchema(renamed.table_id());
+  renamed.set_begin_snapshot(snapshot_id_);
+  renamed.clear_end_snapshot();
+  rows_.Insert(kTableTable, renamed);
+  working_.PutTable(renamed);
+  schema_changed_tables_.insert(renamed.table_id());
+  reshaped_tables_.insert(renamed.table_id());
+  if (!created_tables_.count(renamed.table_id())) schema_changed_ = true;
+  ForgetChange("created_table:" + QuoteIdentifier(schema_name) + "." + QuoteIdentifier(name));
+  NoteChange("created_table:" + QuoteIdentifier(schema_name) + "." + QuoteIdentifier(new_name));
 }
 
 // ---------------------------------------------------------------------------
@@ -312,6 +375,7 @@ void Transaction::AddColumnTree(const TableState& table, Id parent, const Column
   }
   record.set_nulls_allowed(def.nulls_allowed);
   if (parent != kTopLevel) record.set_parent_column(parent);
+  // DuckLake gives nested roots an empty default_value_type.
   record.set_default_value_type(nested ? "" : "literal");
   record.set_default_value_dialect("duckdb");
   out.push_back(record);
@@ -340,21 +404,23 @@ Id Transaction::AddColumn(Id table_id, const ColumnPath& parent_path, const Colu
   }
   RequireUniqueColumnName(table, parent, column.name);
 
-  // The persisted counter survives history expiry; the live maximum guards
-  // against a counter that is absent or behind (RFC 0012).
+  // DuckLake: MAX(column_id) over every version of the table's columns + 1
+  // (GetNextColumnId), which the state keeps as next_column_id.
   const Id counter =
       table.record.has_next_column_id() ? static_cast<Id>(table.record.next_column_id()) : 0;
   Id next_id = std::max(counter, table.MaxColumnId() + 1);
+  committed_next_column_id_.emplace(table_id, counter);
   std::vector<ColumnRecord> records;
   AddColumnTree(table, parent, column, next_id, records);
+  // DuckLake writes a field added to a struct as NOT NULL (observed:
+  // ALTER TABLE t ADD COLUMN s.f BIGINT writes nulls_allowed = false).
+  if (parent != kTopLevel) records.front().set_nulls_allowed(false);
   for (const auto& record : records) PutColumn(record);
 
-  // next_column_id is moraine's own field: DuckLake's row is unchanged, so
-  // the current record is updated in place rather than versioned.
   TableRecord updated = working_.Table(table_id)->record;
-  updated.set_next_column_id(U(next_id));
-  PutTableRecord(updated, /*new_version=*/false);
-  TouchTableSchema(table_id);
+  updated.set_next_column_id(static_cast<uint64_t>(next_id));
+  working_.PutTable(updated);
+  AlterTableSchema(table_id);
   return records.front().column_id();
 }
 
@@ -372,7 +438,7 @@ void Transaction::DropColumn(Id table_id, const ColumnPath& path) {
     const ColumnRecord victim = *working_.Table(table_id)->FindColumn(id);
     EndColumn(victim);
   }
-  TouchTableSchema(table_id);
+  AlterTableSchema(table_id);
 }
 
 void Transaction::RenameColumn(Id table_id, const ColumnPath& path, const std::string& new_name) {
@@ -381,27 +447,15 @@ void Transaction::RenameColumn(Id table_id, const ColumnPath& path, const std::s
   RequireUniqueColumnName(RequireTable(table_id), catalog::ParentOf(column), new_name);
   ColumnRecord renamed = column;
   renamed.set_column_name(new_name);
+  if (column.has_parent_column()) {
+    // DuckLake rewrites a renamed struct field as NOT NULL with an empty
+    // default_value_type (observed: RENAME COLUMN s.a TO b).
+    renamed.set_nulls_allowed(false);
+    renamed.set_default_value_type("");
+  } else {
+    renamed.set_default_value_type(kRewrittenValueType);
+  }
   ReplaceColumn(column, renamed);
-}
-
-void Transaction::ReorderColumns(Id table_id, const std::vector<std::string>& names) {
-  std::vector<ColumnRecord> columns;
-  std::unordered_set<std::string> seen;
-  for (const auto& name : names) {
-    if (!seen.insert(name).second) {
-      throw store::InvalidArgumentError("column \"" + name + "\" is named twice in a reorder");
-    }
-    columns.push_back(RequireColumn(table_id, {name}));
-  }
-  std::vector<int64_t> positions;
-  for (const auto& column : columns) positions.push_back(column.column_order());
-  std::sort(positions.begin(), positions.end());
-  for (size_t i = 0; i < columns.size(); ++i) {
-    if (columns[i].column_order() == positions[i]) continue;  // untouched: writes nothing
-    ColumnRecord reordered = columns[i];
-    reordered.set_column_order(positions[i]);
-    ReplaceColumn(columns[i], reordered);
-  }
 }
 
 void Transaction::ChangeColumnType(Id table_id, const ColumnPath& path,
@@ -411,6 +465,7 @@ void Transaction::ChangeColumnType(Id table_id, const ColumnPath& path,
   if (column.column_type() == new_type) return;
   ColumnRecord promoted = column;
   promoted.set_column_type(new_type);
+  promoted.set_default_value_type(kRewrittenValueType);
   ReplaceColumn(column, promoted);
 }
 
@@ -419,15 +474,16 @@ void Transaction::SetColumnDefault(Id table_id, const ColumnPath& path,
   const ColumnRecord& column = RequireColumn(table_id, path);
   ColumnRecord updated = column;
   updated.set_default_value(literal);
-  updated.set_default_value_type("literal");
-  ReplaceColumn(column, updated);
+  updated.set_default_value_type(kRewrittenValueType);
+  ReplaceColumn(column, updated, /*reshapes=*/false);
 }
 
 void Transaction::DropColumnDefault(Id table_id, const ColumnPath& path) {
   const ColumnRecord& column = RequireColumn(table_id, path);
   ColumnRecord updated = column;
   updated.set_default_value(kNoDefault);
-  ReplaceColumn(column, updated);
+  updated.set_default_value_type(kRewrittenValueType);
+  ReplaceColumn(column, updated, /*reshapes=*/false);
 }
 
 // ---------------------------------------------------------------------------
@@ -444,6 +500,18 @@ Id Transaction::RegisterDataFile(Id table_id, const std::string& path, int64_t r
   const Id file_id = snapshot.next_file_id();
   snapshot.set_next_file_id(file_id + 1);
 
+  // The table's stats as this transaction sees them: its rows get the next
+  // row ids, and the stats grow by the file (UpdateGlobalTableStatsSql).
+  catalog::TableStatsRecord stats;
+  stats.set_table_id(table_id);
+  if (auto found = rows_.Find(kTableStatsTable, stats)) {
+    stats.CopyFrom(*found);
+  } else {
+    stats.set_record_count(0);
+    stats.set_next_row_id(0);
+    stats.set_file_size_bytes(0);
+  }
+
   catalog::DataFileRecord file;
   file.set_data_file_id(file_id);
   file.set_table_id(table_id);
@@ -453,52 +521,68 @@ Id Transaction::RegisterDataFile(Id table_id, const std::string& path, int64_t r
   file.set_file_format("parquet");
   file.set_record_count(record_count);
   file.set_file_size_bytes(file_size_bytes);
-  PutVersion(Kind::kDataFile, {U(table_id), U(file_id)}, file);
+  file.set_row_id_start(stats.next_row_id());
+  rows_.Insert(kDataFileTable, file);
   working_.PutDataFile(file);
-  touched_.tables.insert(table_id);
+
+  stats.set_record_count(stats.record_count() + record_count);
+  stats.set_next_row_id(stats.next_row_id() + record_count);
+  stats.set_file_size_bytes(stats.file_size_bytes() + file_size_bytes);
+  rows_.Upsert(kTableStatsTable, stats);
   NoteChange("inserted_into_table:" + std::to_string(table_id));
   return file_id;
 }
 
 // ---------------------------------------------------------------------------
-// The batch
+// The snapshot
 
-store::WriteBatch Transaction::BuildBatch(const std::string& head_value,
-                                          int64_t snapshot_time_micros) {
+void Transaction::StageSnapshot(int64_t snapshot_time_micros) {
+  // The counter as DuckLake reads it after this commit: MAX(column_id) over
+  // committed versions + 1. An id issued and dropped again in this
+  // transaction is never written, so it is issued again later.
+  for (const auto& [table_id, committed] : committed_next_column_id_) {
+    const TableState* table = working_.Table(table_id);
+    if (!table) continue;
+    TableRecord record = table->record;
+    record.set_next_column_id(static_cast<uint64_t>(std::max(committed, table->MaxColumnId() + 1)));
+    working_.PutTable(record);
+  }
   auto& snapshot = working_.mutable_snapshot();
   snapshot.set_snapshot_id(snapshot_id_);
   snapshot.set_snapshot_time(snapshot_time_micros);
-  snapshot.set_schema_version(base_schema_version_ + (schema_changed_ ? 1 : 0));
-  std::string changes;
-  for (const auto& change : changes_) changes += (changes.empty() ? "" : ",") + change;
-  snapshot.set_changes_made(changes);
-  snapshot.clear_touched_table_ids();
-  for (Id table : touched_.tables) snapshot.add_touched_table_ids(table);
-  snapshot.set_schema_list_changed(touched_.schema_list);
-
-  store::WriteBatch batch;
-  for (const auto& [key, value] : writes_) {
-    if (value) {
-      batch.Put(key, *value);
-    } else {
-      batch.Delete(key);
-    }
+  // A table created here (and not dropped again) is a schema change too.
+  const bool schema_changed = schema_changed_ || !created_tables_.empty();
+  snapshot.set_schema_version(base_schema_version_ + (schema_changed ? 1 : 0));
+  snapshot.set_changes_made(ChangesMade(changes_));
+  // DuckLake writes author, message and extra info NULL unless the session
+  // set them (ducklake_set_commit_message); the verbs set none.
+  snapshot.clear_author();
+  snapshot.clear_commit_message();
+  snapshot.clear_commit_extra_info();
+  rows_.Insert(kSnapshotTable, snapshot);
+  rows_.Insert(kChangesTable, snapshot);
+  for (Id table : schema_changed_tables_) {
+    if (!working_.Table(table)) continue;  // dropped again in this transaction
+    catalog::SchemaVersionRecord version;
+    version.set_begin_snapshot(snapshot_id_);
+    version.set_schema_version(snapshot.schema_version());
+    version.set_table_id(table);
+    rows_.Insert(kSchemaVersionsTable, version);
+    // DuckLake declares a new inlined data table for the new schema version
+    // of a table whose columns changed shape (WriteNewInlinedTables; a new
+    // default keeps the inlined table), unless inlining is off for it.
+    if (!reshaped_tables_.count(table)) continue;
+    const TableState& state = *working_.Table(table);
+    if (!InliningEnabled(state)) continue;
+    auto spec = InlinedDataTableSpec(state, snapshot.schema_version());
+    if (!spec) continue;
+    rows_.CreateInlinedTable(*spec);
+    catalog::InlinedDataTableRecord inlined;
+    inlined.set_table_id(table);
+    inlined.set_table_name(spec->name);
+    inlined.set_schema_version(snapshot.schema_version());
+    rows_.Insert(kInlinedDataTablesTable, inlined);
   }
-  batch.Put(Key::Current(Kind::kSnapshot, {U(snapshot_id_)}).Encode(),
-            store::FrameValue(Kind::kSnapshot, snapshot));
-  if (schema_changed_) {
-    for (Id table : schema_changed_tables_) {
-      if (!working_.Table(table)) continue;  // dropped again in this transaction
-      catalog::SchemaVersionRecord version;
-      version.set_begin_snapshot(snapshot_id_);
-      version.set_schema_version(snapshot.schema_version());
-      version.set_table_id(table);
-      batch.Put(Key::Current(Kind::kSchemaVersion, {U(table), U(snapshot_id_)}).Encode(),
-                store::FrameValue(Kind::kSchemaVersion, version));
-    }
-  }
-  batch.Put(Key::Current(Kind::kHead, {}).Encode(), head_value);
-  return batch;
 }
 
 }  // namespace moraine::commit

@@ -113,22 +113,23 @@ duckdb::optional_ptr<duckdb::CatalogEntry> MoraineSchemaEntry::CreateTable(
   auto requested = SpecOf(base);
   auto created =
       TransactionOf(transaction)
-          .WithRows(where_, true, [&](commit::RowTransaction& rows) -> std::optional<commit::TableSpec> {
-            if (rows.FindTable(requested.name)) {
-              switch (base.on_conflict) {
-                case duckdb::OnCreateConflict::IGNORE_ON_CONFLICT:
-                  return std::nullopt;
-                case duckdb::OnCreateConflict::REPLACE_ON_CONFLICT:
-                  rows.DropTable(requested.name);
-                  break;
-                default:
-                  throw duckdb::CatalogException("Table with name \"%s\" already exists!",
-                                                 requested.name);
-              }
-            }
-            rows.CreateTable(requested);
-            return rows.FindTable(requested.name);
-          });
+          .WithRows(where_, true,
+                    [&](commit::RowTransaction& rows) -> std::optional<commit::TableSpec> {
+                      if (rows.FindTable(requested.name)) {
+                        switch (base.on_conflict) {
+                          case duckdb::OnCreateConflict::IGNORE_ON_CONFLICT:
+                            return std::nullopt;
+                          case duckdb::OnCreateConflict::REPLACE_ON_CONFLICT:
+                            rows.DropTable(requested.name);
+                            break;
+                          default:
+                            throw duckdb::CatalogException("Table with name \"%s\" already exists!",
+                                                           requested.name);
+                        }
+                      }
+                      rows.CreateTable(requested);
+                      return rows.FindTable(requested.name);
+                    });
   if (!created) return nullptr;
   return &EntryFor(*created, transaction.context);
 }

@@ -1,7 +1,7 @@
 // A schema of a moraine catalog, served by one store (catalog_store.h): its
 // tables are whatever that store's RowTransaction says exists (DuckLake's
-// fixed tables and the inlined data/delete families). Table entries are cached per shape and never freed
-// before the catalog. Thread-safe: DuckDB looks entries up from any thread.
+// fixed tables and the inlined data/delete families). Table entries are cached per shape and never
+// freed before the catalog. Thread-safe: DuckDB looks entries up from any thread.
 #pragma once
 
 #include <functional>

@@ -109,18 +109,6 @@ TEST_F(SchemaEvolutionTest, RenameWritesExactlyOneHistoryRecordAndTimeTravels) {
             (std::vector<std::string>{"a", "b2", "c", "d"}));
 }
 
-TEST_F(SchemaEvolutionTest, ReorderWritesOneHistoryRecordPerMovedColumn) {
-  // Swap b and c: two columns move, a and d are untouched.
-  auto result = catalog_->Commit([&](Transaction& txn) {
-    txn.ReorderColumns(table_, {"a", "c", "b", "d"});
-  });
-  EXPECT_EQ(test::HistoryWrittenAt(*catalog_, Kind::kColumn, result.snapshot_id).size(), 2u);
-  EXPECT_EQ(test::CurrentColumnsBegunAt(HeadTable(), result.snapshot_id), 2u);
-  EXPECT_EQ(TopLevelNames(*head_), (std::vector<std::string>{"a", "c", "b", "d"}));
-  EXPECT_EQ(TopLevelNames(*catalog_->At(created_at_)),
-            (std::vector<std::string>{"a", "b", "c", "d"}));
-}
-
 TEST_F(SchemaEvolutionTest, PromotionIsTimeTravelCorrect) {
   auto result =
       catalog_->Commit([&](Transaction& txn) { txn.ChangeColumnType(table_, {"a"}, "int64"); });
@@ -196,9 +184,6 @@ TEST_F(SchemaEvolutionTest, SchemaVersionAdvancesOnColumnOpsOnlyAndNotOnData) {
       [&](Transaction& txn) { txn.AddColumn(table_, {}, ColumnDef::Leaf("e", "int32")); },
       [&](Transaction& txn) { txn.RenameColumn(table_, {"e"}, "f"); },
       [&](Transaction& txn) { txn.ChangeColumnType(table_, {"f"}, "int64"); },
-      [&](Transaction& txn) {
-        txn.ReorderColumns(table_, {"f", "a"});
-      },
       [&](Transaction& txn) { txn.SetColumnDefault(table_, {"a"}, "7"); },
       [&](Transaction& txn) { txn.DropColumnDefault(table_, {"a"}); },
       [&](Transaction& txn) { txn.DropColumn(table_, {"f"}); },

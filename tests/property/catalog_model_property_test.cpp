@@ -7,10 +7,11 @@
 // The rules the model restates (none of the core's code is reused):
 //  - field ids are per table, from 1 in pre-order at CREATE TABLE (struct
 //    fields, a list's "element", a map's "key" and "value" included);
-//  - ADD COLUMN allocates from max(next_column_id, max live id + 1) and the
-//    counter only grows, so no id is ever issued twice;
-//  - column_order == column_id when a column is created; a reorder hands the
-//    named columns the positions they already hold, in the new order;
+//  - ADD COLUMN allocates from max(next_column_id, max live id + 1); the
+//    counter a commit leaves is DuckLake's MAX(column_id) over committed
+//    versions + 1, so no committed id is ever issued twice;
+//  - column_order == column_id when a column is created, and never changes
+//    (DuckLake has no operation that reorders columns);
 //  - a drop ends the whole subtree; the last top-level column cannot go;
 //  - names are unique among siblings only;
 //  - every column change opens a new version (begin_snapshot moves);
@@ -102,8 +103,19 @@ struct ModelTxn {
   Id snapshot = 0;
   bool changed = false;
   bool schema_changed = false;
+  // Tables this transaction created. DuckLake reports such a table as
+  // created only, and one created and dropped again in the same
+  // transaction leaves nothing (no snapshot, if that is all it did).
+  std::set<Id> created;
 
-  void SchemaChange() { changed = schema_changed = true; }
+  void SchemaChange(Id table) { Change(table, true); }
+  void Change(Id table, bool schema) {
+    if (created.count(table)) return;
+    changed = true;
+    schema_changed = schema_changed || schema;
+  }
+  bool Changed() const { return changed || !created.empty(); }
+  bool SchemaChanged() const { return schema_changed || !created.empty(); }
 };
 
 bool IsNested(const std::string& type) {
@@ -197,7 +209,7 @@ void ModelCreateTable(ModelTxn& m, const std::string& schema, const std::string&
   for (const auto& def : defs) PlaceTree(table, 0, def, next_id, m.snapshot);
   table.next_column_id = next_id;
   m.state.tables[id] = table;
-  m.SchemaChange();
+  m.created.insert(id);
 }
 
 void ModelDropTable(ModelTxn& m, const std::string& schema, const std::string& name) {
@@ -205,7 +217,7 @@ void ModelDropTable(ModelTxn& m, const std::string& schema, const std::string& n
   const Id id = FindTableByName(m.state, name);
   if (!id) Refuse(ErrorCode::kNotFound, "no table " + name);
   m.state.tables.erase(id);
-  m.SchemaChange();
+  if (!m.created.erase(id)) m.SchemaChange(id);
 }
 
 void ModelRenameTable(ModelTxn& m, const std::string& schema, const std::string& name,
@@ -218,7 +230,7 @@ void ModelRenameTable(ModelTxn& m, const std::string& schema, const std::string&
   if (FindTableByName(m.state, new_name)) Refuse(ErrorCode::kConstraint, "table exists");
   m.state.tables[id].name = new_name;
   m.state.tables[id].begin = m.snapshot;
-  m.SchemaChange();
+  m.SchemaChange(id);
 }
 
 void ModelAddColumn(ModelTxn& m, Id table_id, const ColumnPath& parent_path, const ColumnDef& def) {
@@ -236,7 +248,7 @@ void ModelAddColumn(ModelTxn& m, Id table_id, const ColumnPath& parent_path, con
   Id next_id = std::max(table.next_column_id, max_live + 1);
   PlaceTree(table, parent, def, next_id, m.snapshot);
   table.next_column_id = next_id;
-  m.SchemaChange();
+  m.SchemaChange(table_id);
 }
 
 void ModelDropColumn(ModelTxn& m, Id table_id, const ColumnPath& path) {
@@ -256,7 +268,7 @@ void ModelDropColumn(ModelTxn& m, Id table_id, const ColumnPath& path) {
     }
   }
   for (Id victim : doomed) table.columns.erase(victim);
-  m.SchemaChange();
+  m.SchemaChange(table_id);
 }
 
 void ModelRenameColumn(ModelTxn& m, Id table_id, const ColumnPath& path,
@@ -269,28 +281,7 @@ void ModelRenameColumn(ModelTxn& m, Id table_id, const ColumnPath& path,
   if (FindChild(table, column.parent, new_name)) Refuse(ErrorCode::kConstraint, "name taken");
   column.name = new_name;
   column.begin = m.snapshot;
-  m.SchemaChange();
-}
-
-void ModelReorder(ModelTxn& m, Id table_id, const std::vector<std::string>& names) {
-  std::vector<Id> ids;
-  std::set<std::string> seen;
-  for (const auto& name : names) {
-    if (!seen.insert(name).second) Refuse(ErrorCode::kInvalidArgument, "named twice");
-    ids.push_back(RequireColumn(m, table_id, {name}));
-  }
-  if (ids.empty()) return;
-  ModelTable& table = m.state.tables[table_id];
-  std::vector<int64_t> positions;
-  for (Id id : ids) positions.push_back(table.columns[id].order);
-  std::sort(positions.begin(), positions.end());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    ModelColumn& column = table.columns[ids[i]];
-    if (column.order == positions[i]) continue;
-    column.order = positions[i];
-    column.begin = m.snapshot;
-    m.SchemaChange();
-  }
+  m.SchemaChange(table_id);
 }
 
 void ModelChangeType(ModelTxn& m, Id table_id, const ColumnPath& path, const std::string& type) {
@@ -300,7 +291,7 @@ void ModelChangeType(ModelTxn& m, Id table_id, const ColumnPath& path, const std
   if (column.type == type) return;
   column.type = type;
   column.begin = m.snapshot;
-  m.SchemaChange();
+  m.SchemaChange(table_id);
 }
 
 void ModelSetDefault(ModelTxn& m, Id table_id, const ColumnPath& path,
@@ -309,7 +300,7 @@ void ModelSetDefault(ModelTxn& m, Id table_id, const ColumnPath& path,
   ModelColumn& column = m.state.tables[table_id].columns[id];
   column.default_value = literal.value_or(kNoDefault);
   column.begin = m.snapshot;
-  m.SchemaChange();
+  m.SchemaChange(table_id);
 }
 
 void ModelRegisterFile(ModelTxn& m, Id table_id, const std::string& path, int64_t records,
@@ -318,7 +309,7 @@ void ModelRegisterFile(ModelTxn& m, Id table_id, const std::string& path, int64_
   if (path.empty()) Refuse(ErrorCode::kInvalidArgument, "empty path");
   if (records < 0 || bytes < 0) Refuse(ErrorCode::kInvalidArgument, "negative count");
   table.files[m.state.next_file_id++] = ModelFile{path, records, bytes, m.snapshot};
-  m.changed = true;  // data only: schema_version stays
+  m.Change(table_id, false);  // data only: schema_version stays
 }
 
 // ---------------------------------------------------------------------------
@@ -331,7 +322,6 @@ enum class OpKind {
   kAddColumn,
   kDropColumn,
   kRenameColumn,
-  kReorder,
   kChangeType,
   kSetDefault,
   kDropDefault,
@@ -346,7 +336,6 @@ struct Op {
   ColumnPath path;
   std::vector<ColumnDef> defs;
   std::string text;  // new name, type, literal or file path
-  std::vector<std::string> names;
   int64_t records = 0;
   int64_t bytes = 0;
 };
@@ -370,9 +359,6 @@ void ApplyReal(const Op& op, Transaction& txn) {
       return;
     case OpKind::kRenameColumn:
       txn.RenameColumn(op.table, op.path, op.text);
-      return;
-    case OpKind::kReorder:
-      txn.ReorderColumns(op.table, op.names);
       return;
     case OpKind::kChangeType:
       txn.ChangeColumnType(op.table, op.path, op.text);
@@ -403,8 +389,6 @@ void ApplyModel(const Op& op, ModelTxn& m) {
       return ModelDropColumn(m, op.table, op.path);
     case OpKind::kRenameColumn:
       return ModelRenameColumn(m, op.table, op.path, op.text);
-    case OpKind::kReorder:
-      return ModelReorder(m, op.table, op.names);
     case OpKind::kChangeType:
       return ModelChangeType(m, op.table, op.path, op.text);
     case OpKind::kSetDefault:
@@ -457,11 +441,6 @@ std::string Describe(const Op& op) {
       return "DropColumn(" + t + ", " + JoinPath(op.path) + ")";
     case OpKind::kRenameColumn:
       return "RenameColumn(" + t + ", " + JoinPath(op.path) + " -> " + Quote(op.text) + ")";
-    case OpKind::kReorder: {
-      std::string out = "ReorderColumns(" + t + ", [";
-      for (size_t i = 0; i < op.names.size(); ++i) out += (i ? "," : "") + Quote(op.names[i]);
-      return out + "])";
-    }
     case OpKind::kChangeType:
       return "ChangeColumnType(" + t + ", " + JoinPath(op.path) + ", " + Quote(op.text) + ")";
     case OpKind::kSetDefault:
@@ -575,7 +554,6 @@ Op GenOp(const ModelState& state) {
       {16, OpKind::kAddColumn},
       {10, OpKind::kDropColumn},
       {10, OpKind::kRenameColumn},
-      {6, OpKind::kReorder},
       {7, OpKind::kChangeType},
       {5, OpKind::kSetDefault},
       {4, OpKind::kDropDefault},
@@ -625,21 +603,6 @@ Op GenOp(const ModelState& state) {
       op.path = PickPath(state, op.table);
       op.text = Chance(2) ? "" : Pick(kColumnNames);
       break;
-    case OpKind::kReorder: {
-      op.table = PickTableId(state);
-      auto it = state.tables.find(op.table);
-      if (it != state.tables.end()) {
-        for (const auto& [_, column] : it->second.columns) {
-          if (column.parent == 0) op.names.push_back(column.name);
-        }
-      }
-      Shuffle(op.names);
-      if (!op.names.empty() && Chance(30)) {
-        op.names.resize(Uniform<size_t>(1, op.names.size() + 1));
-      }
-      if (Chance(6)) op.names.push_back(Pick(kColumnNames));  // absent or named twice
-      break;
-    }
     case OpKind::kChangeType:
       op.table = PickTableId(state);
       op.path = PickPath(state, op.table);
@@ -757,7 +720,7 @@ RC_GTEST_PROP(CatalogModelProperty, EverySnapshotMatchesTheModel, ()) {
   size_t refused = 0;
   for (int step = 0; step < steps; ++step) {
     const ModelState base = snapshots.back();
-    ModelTxn scratch{base, base.snapshot_id + 1};
+    ModelTxn scratch{base, base.snapshot_id + 1, false, false, {}};
     // Most transactions hold one verb; some several, each drawn against the
     // state the earlier ones left.
     const int verbs = Chance(15) ? Uniform(2, 5) : 1;
@@ -806,7 +769,7 @@ RC_GTEST_PROP(CatalogModelProperty, EverySnapshotMatchesTheModel, ()) {
       }
       continue;
     }
-    if (!scratch.changed) {
+    if (!scratch.Changed()) {
       // Nothing to write: no snapshot.
       RC_ASSERT(!result.committed);
       RC_ASSERT(result.snapshot_id == base.snapshot_id);
@@ -817,7 +780,16 @@ RC_GTEST_PROP(CatalogModelProperty, EverySnapshotMatchesTheModel, ()) {
     RC_ASSERT(result.snapshot_id == base.snapshot_id + 1);
     RC_ASSERT(head == result.snapshot_id);
     scratch.state.snapshot_id = scratch.snapshot;
-    scratch.state.schema_version += scratch.schema_changed ? 1 : 0;
+    scratch.state.schema_version += scratch.SchemaChanged() ? 1 : 0;
+    // DuckLake's counter is MAX(column_id) over committed versions + 1: an id
+    // issued and dropped within one transaction was never written, so a
+    // later ADD COLUMN issues it again.
+    for (auto& [id, table] : scratch.state.tables) {
+      auto it = base.tables.find(id);
+      const Id committed = it == base.tables.end() ? 1 : it->second.next_column_id;
+      const Id max_live = table.columns.empty() ? 0 : table.columns.rbegin()->first;
+      table.next_column_id = std::max(committed, max_live + 1);
+    }
     snapshots.push_back(scratch.state);
   }
 
