@@ -12,6 +12,8 @@ BUILD_DIR ?= build
 JOBS ?= 2
 CTEST_ARGS ?=
 FUZZ_SECONDS ?= 600
+# Snapshots of history the DuckLake-path commit benchmark measures at (issue #11: 10,000).
+BENCH_HISTORY ?= 10000
 
 STOCK_DUCKDB ?= $(CURDIR)/.cache/deps/venv/bin/duckdb
 
@@ -47,7 +49,8 @@ bench: build
 # DuckLake commits in the stock DuckDB Python package with the self-contained
 # extension: moraine (native manager on and off) and the stock DuckDB-file catalog.
 bench-stock: extension
-	@.cache/deps/venv/bin/python bench/stock_commit_bench.py $(BUILD_DIR)/repository
+	@MORAINE_BENCH_HISTORY=$(BENCH_HISTORY) .cache/deps/venv/bin/python bench/stock_commit_bench.py \
+		$(BUILD_DIR)/repository
 
 bench-writers: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target moraine_writers_bench
