@@ -12,7 +12,7 @@ std::unique_ptr<store::KvSnapshot> CatalogCachingStore::GetSnapshot() {
 }
 
 void CatalogCachingStore::Write(const store::WriteBatch& batch) {
-  head_catalog_.Advance(std::nullopt, batch);  // no base head: drops the cache
+  head_catalog_.Forget();  // no base head to advance from
   wrapped_->Write(batch);
 }
 
@@ -23,14 +23,16 @@ bool CatalogCachingStore::WriteIfHeadUnchanged(
   try {
     landed = wrapped_->WriteIfHeadUnchanged(head_key, expected_head_value, batch);
   } catch (...) {
-    // Whether it landed is not known here: forget what the cache holds.
-    head_catalog_.Advance(std::nullopt, batch);
+    head_catalog_.Forget();  // whether it landed is not known here
     throw;
   }
-  if (landed) {
-    head_catalog_.Advance(head_key == HeadKey() ? expected_head_value : std::nullopt, batch);
+  if (!landed) return false;
+  if (head_key == HeadKey()) {
+    head_catalog_.Advance(expected_head_value, batch);
+  } else {
+    head_catalog_.Forget();  // anchored elsewhere: not a commit of the catalog
   }
-  return landed;
+  return true;
 }
 
 bool CatalogCachingStore::read_only() const { return wrapped_->read_only(); }

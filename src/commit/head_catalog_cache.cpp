@@ -10,7 +10,13 @@ namespace {
 using store::Kind;
 
 // What a batch's key says about the catalog read at the head before it.
-enum class Touch { kNothing, kTable, kViews, kEverything };
+enum class Touch {
+  kNothing,
+  kTable,       // the table whose id is the key's first component
+  kObject,      // tags of the object of that id: a table's, a view's or a schema's
+  kViews,       // views, view tags and macros
+  kEverything,  // read it all again
+};
 
 Touch TouchOf(Kind kind) {
   switch (kind) {
@@ -24,6 +30,8 @@ Touch TouchOf(Kind kind) {
     case Kind::kSort:
     case Kind::kSortExpression:
       return Touch::kTable;
+    case Kind::kTag:
+      return Touch::kObject;
     case Kind::kView:
     case Kind::kViewColumnTag:
     case Kind::kMacro:
@@ -96,18 +104,18 @@ void HeadCatalogCache::Advance(const std::optional<std::string>& base_head,
         case Touch::kTable:
           state_->stale_tables.insert(static_cast<int64_t>(key.component(0)));
           break;
+        case Touch::kObject:
+          // Schemas carry no tags in the catalog read; a view's are re-read
+          // with the views.
+          state_->stale_tables.insert(static_cast<int64_t>(key.component(0)));
+          state_->stale_views = true;
+          break;
         case Touch::kViews:
           state_->stale_views = true;
           break;
         case Touch::kEverything:
           state_.reset();
           return;
-      }
-      // An object's tags: a table's, a view's or a schema's (schemas carry
-      // none in the catalog read).
-      if (key.kind() == Kind::kTag) {
-        state_->stale_tables.insert(static_cast<int64_t>(key.component(0)));
-        state_->stale_views = true;
       }
     }
     if (!new_head) {
@@ -118,6 +126,11 @@ void HeadCatalogCache::Advance(const std::optional<std::string>& base_head,
   } catch (const store::Error&) {
     state_.reset();  // a key or head this build cannot read: read the store next time
   }
+}
+
+void HeadCatalogCache::Forget() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  state_.reset();
 }
 
 }  // namespace moraine::commit

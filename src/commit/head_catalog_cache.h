@@ -52,6 +52,9 @@ class HeadCatalogCache {
   // A batch that landed on the head `base_head` (the framed head value it
   // replaced, nullopt for none) and wrote `batch`, the new head included.
   void Advance(const std::optional<std::string>& base_head, const store::WriteBatch& batch);
+  // Drops the cached catalog (a write whose base or outcome is not known);
+  // the next read reads the store.
+  void Forget();
 
  private:
   struct State {

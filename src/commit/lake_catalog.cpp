@@ -321,12 +321,15 @@ void ReadViewsAndMacros(RowTransaction& rows, int64_t snapshot, bool at_head,
                    [&](const std::vector<size_t>&, const Row&) { catalog.has_macros = true; });
 }
 
-// Replaces the keys of `table_id` in `keys` (kept in table order) by `fresh`.
-void ReplaceKeysOf(int64_t table_id, std::vector<LakeKey> fresh, std::vector<LakeKey>& keys) {
-  std::erase_if(keys, [&](const LakeKey& key) { return key.table_id == table_id; });
-  auto at = std::lower_bound(keys.begin(), keys.end(), table_id,
-                             [](const LakeKey& key, int64_t id) { return key.table_id < id; });
-  keys.insert(at, std::make_move_iterator(fresh.begin()), std::make_move_iterator(fresh.end()));
+// Replaces what belongs to table `table_id` in `items` (kept in table id
+// order) by `fresh`.
+template <class Item, class TableOf>
+void ReplaceTableItems(int64_t table_id, std::vector<Item> fresh, std::vector<Item>& items,
+                       TableOf table_of) {
+  std::erase_if(items, [&](const Item& item) { return table_of(item) == table_id; });
+  auto at = std::lower_bound(items.begin(), items.end(), table_id,
+                             [&](const Item& item, int64_t id) { return table_of(item) < id; });
+  items.insert(at, std::make_move_iterator(fresh.begin()), std::make_move_iterator(fresh.end()));
 }
 
 }  // namespace
@@ -349,16 +352,16 @@ LakeCatalog ReadLakeCatalog(RowTransaction& rows, int64_t snapshot_id, const std
 void RereadLakeTable(RowTransaction& rows, int64_t head_snapshot_id, const std::string& separator,
                      int64_t table_id, LakeCatalog& catalog) {
   const auto object_tags = Tags(rows, "ducklake_tag", false, head_snapshot_id, true, table_id);
-  auto fresh =
-      ReadTables(rows, head_snapshot_id, true, separator, catalog.schemas, object_tags, table_id);
-  std::erase_if(catalog.tables, [&](const LakeTable& table) { return table.id == table_id; });
-  auto at = std::lower_bound(catalog.tables.begin(), catalog.tables.end(), table_id,
-                             [](const LakeTable& table, int64_t id) { return table.id < id; });
-  catalog.tables.insert(at, std::make_move_iterator(fresh.begin()),
-                        std::make_move_iterator(fresh.end()));
-  ReplaceKeysOf(table_id, ReadPartitions(rows, head_snapshot_id, true, table_id),
-                catalog.partitions);
-  ReplaceKeysOf(table_id, ReadSorts(rows, head_snapshot_id, true, table_id), catalog.sorts);
+  const auto table_of = [](const LakeTable& table) { return table.id; };
+  const auto key_of = [](const LakeKey& key) { return key.table_id; };
+  ReplaceTableItems(
+      table_id,
+      ReadTables(rows, head_snapshot_id, true, separator, catalog.schemas, object_tags, table_id),
+      catalog.tables, table_of);
+  ReplaceTableItems(table_id, ReadPartitions(rows, head_snapshot_id, true, table_id),
+                    catalog.partitions, key_of);
+  ReplaceTableItems(table_id, ReadSorts(rows, head_snapshot_id, true, table_id), catalog.sorts,
+                    key_of);
 }
 
 void RereadLakeViews(RowTransaction& rows, int64_t head_snapshot_id, LakeCatalog& catalog) {

@@ -6,17 +6,16 @@
 #include "commit/catalog_caching_store.h"
 #include "store/error.h"
 #include "store/etcd_location.h"
+#include "store/memory_env.h"
 
 namespace moraine::commit {
 namespace {
-
-constexpr std::string_view kMemoryScheme = "memory://";
 
 // One entry per store: the store layer decides whether the location may be
 // created (only when absent or empty); here the path only names the entry.
 std::string Canonical(const std::string& location) {
   // Memory and etcd locations name no file: they pass unchanged.
-  if (location.starts_with(kMemoryScheme) || store::EtcdLocation::Matches(location)) {
+  if (location.starts_with(store::kMemoryScheme) || store::EtcdLocation::Matches(location)) {
     return location;
   }
   if (location.empty()) {
@@ -46,7 +45,7 @@ std::shared_ptr<store::KvStore> StoreRegistry::Open(const std::string& path, boo
                                                     bool create) {
   const auto location = Canonical(path);
   // A private in-memory store is, by definition, never shared.
-  if (location == kMemoryScheme) return Opened(location, read_only, create);
+  if (location == store::kMemoryScheme) return Opened(location, read_only, create);
   std::lock_guard<std::mutex> lock(mutex_);
   auto& handles = handles_[location];
   if (auto writer = handles.read_write.lock()) return writer;

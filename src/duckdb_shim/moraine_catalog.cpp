@@ -34,12 +34,6 @@ MoraineCatalog::~MoraineCatalog() = default;
 
 void MoraineCatalog::Initialize(bool) {}
 
-MoraineTransaction& MoraineCatalog::TransactionOf(duckdb::CatalogTransaction transaction) {
-  if (transaction.transaction) return transaction.transaction->Cast<MoraineTransaction>();
-  if (transaction.context) return MoraineTransaction::Get(*transaction.context, *this);
-  throw duckdb::InternalException("moraine: catalog access without a transaction");
-}
-
 std::string MoraineCatalog::SchemaName(MoraineTransaction& transaction) {
   return transaction.WithRows(false,
                               [](commit::RowTransaction& rows) { return rows.SchemaName(); });
@@ -56,28 +50,34 @@ duckdb::string MoraineCatalog::GetDefaultSchema() const {
   }
 }
 
+std::optional<CatalogStore> MoraineCatalog::OpenNested(const std::string& location, bool create) {
+  {
+    std::lock_guard<std::mutex> lock(schemas_mutex_);
+    if (auto it = nested_.find(location); it != nested_.end()) return it->second;
+  }
+  std::shared_ptr<store::KvStore> opened;
+  catalog::CatalogVersion shape = catalog_.shape;
+  try {
+    opened = open_nested_(location, create);
+    if (!opened) return std::nullopt;
+    commit::RequireCurrentStoreFormat(*opened);
+    shape = commit::ServedCatalogVersion(opened);
+  } catch (const store::Error& error) {
+    ThrowAsDuckDB(error);
+  }
+  std::lock_guard<std::mutex> lock(schemas_mutex_);
+  return nested_.emplace(location, CatalogStore::Of(std::move(opened), shape)).first->second;
+}
+
 std::optional<CatalogStore> MoraineCatalog::NestedCatalog(MoraineTransaction& transaction,
                                                           const std::string& schema, bool create) {
   std::optional<CatalogStore> found;
-  {
-    std::lock_guard<std::mutex> lock(schemas_mutex_);
-    if (auto it = nested_.find(schema); it != nested_.end()) found = it->second;
+  try {
+    found = OpenNested(store::NestedCatalogLocation(catalog_.store->location(), schema), create);
+  } catch (const store::Error& error) {
+    ThrowAsDuckDB(error);
   }
-  if (!found) {
-    std::shared_ptr<store::KvStore> opened;
-    catalog::CatalogVersion shape = catalog_.shape;
-    try {
-      opened =
-          open_nested_(store::NestedCatalogLocation(catalog_.store->location(), schema), create);
-      if (!opened) return std::nullopt;
-      commit::RequireCurrentStoreFormat(*opened);
-      shape = commit::ServedCatalogVersion(opened);
-    } catch (const store::Error& error) {
-      ThrowAsDuckDB(error);
-    }
-    std::lock_guard<std::mutex> lock(schemas_mutex_);
-    found = nested_.emplace(schema, CatalogStore::Of(std::move(opened), shape)).first->second;
-  }
+  if (!found) return std::nullopt;
   // A store holds a catalog once DuckLake's first commit to it landed, or
   // while this transaction names its schema. A store left by a rolled-back
   // creation holds neither.
@@ -116,7 +116,7 @@ MoraineSchemaEntry& MoraineCatalog::SchemaEntryNamed(const std::string& name,
 
 duckdb::optional_ptr<duckdb::CatalogEntry> MoraineCatalog::CreateSchema(
     duckdb::CatalogTransaction transaction, duckdb::CreateSchemaInfo& info) {
-  auto& moraine = TransactionOf(transaction);
+  auto& moraine = MoraineTransaction::Get(transaction, *this);
   auto exists = [&]() -> duckdb::optional_ptr<duckdb::CatalogEntry> {
     if (info.on_conflict == duckdb::OnCreateConflict::ERROR_ON_CONFLICT) {
       throw duckdb::CatalogException("Schema with name \"%s\" already exists!", info.schema);
@@ -148,7 +148,7 @@ duckdb::optional_ptr<duckdb::CatalogEntry> MoraineCatalog::CreateSchema(
 duckdb::optional_ptr<duckdb::SchemaCatalogEntry> MoraineCatalog::LookupSchema(
     duckdb::CatalogTransaction transaction, const duckdb::EntryLookupInfo& lookup,
     duckdb::OnEntryNotFound if_not_found) {
-  auto& moraine = TransactionOf(transaction);
+  auto& moraine = MoraineTransaction::Get(transaction, *this);
   const std::string served = SchemaName(moraine);
   if (duckdb::StringUtil::CIEquals(lookup.GetEntryName(), served)) {
     return &SchemaEntryNamed(served, catalog_);
@@ -170,19 +170,11 @@ void MoraineCatalog::ScanSchemas(duckdb::ClientContext& context,
   // Nested catalogs: those in the store's directory, and those opened here.
   std::vector<CatalogStore> nested;
   for (const auto& location : store::ListNestedCatalogLocations(catalog_.store->location())) {
-    std::shared_ptr<store::KvStore> opened;
-    try {
-      opened = open_nested_(location, false);
-      if (!opened) continue;
-      commit::RequireCurrentStoreFormat(*opened);
-      nested.push_back(CatalogStore::Of(opened, commit::ServedCatalogVersion(opened)));
-    } catch (const store::Error& error) {
-      ThrowAsDuckDB(error);
-    }
+    if (auto where = OpenNested(location, false)) nested.push_back(*where);
   }
   {
     std::lock_guard<std::mutex> lock(schemas_mutex_);
-    for (const auto& [name, where] : nested_) nested.push_back(where);
+    for (const auto& [location, where] : nested_) nested.push_back(where);
   }
   std::set<store::KvStore*> seen;
   for (const auto& where : nested) {

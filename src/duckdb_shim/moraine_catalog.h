@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -86,9 +87,12 @@ class MoraineCatalog : public duckdb::Catalog {
  private:
   void DropSchema(duckdb::ClientContext& context, duckdb::DropInfo& info) override;
 
-  MoraineTransaction& TransactionOf(duckdb::CatalogTransaction transaction);
   // The name the store serves its own catalog under, as `transaction` sees it.
   std::string SchemaName(MoraineTransaction& transaction);
+  // The nested catalog store at `location`, opened once for the catalog's
+  // life (its catalog version chosen then); nullopt when absent and not
+  // `create`d. Throws store errors.
+  std::optional<CatalogStore> OpenNested(const std::string& location, bool create);
   // The nested catalog of `schema` if its store exists and holds a catalog
   // (or one this transaction is creating); `create`: create it if not.
   std::optional<CatalogStore> NestedCatalog(MoraineTransaction& transaction,
@@ -103,8 +107,9 @@ class MoraineCatalog : public duckdb::Catalog {
   std::mutex schemas_mutex_;
   duckdb::case_insensitive_map_t<std::unique_ptr<MoraineSchemaEntry>> schemas_;
   std::vector<std::unique_ptr<MoraineSchemaEntry>> retired_schemas_;
-  // Nested catalog stores opened so far, by schema name.
-  duckdb::case_insensitive_map_t<CatalogStore> nested_;
+  // Nested catalog stores opened so far, by location (names are encoded
+  // case-insensitively into it).
+  std::map<std::string, CatalogStore> nested_;
 };
 
 }  // namespace moraine::duckdb_shim

@@ -64,12 +64,6 @@ MoraineSchemaEntry::MoraineSchemaEntry(duckdb::Catalog& owning_catalog,
                                        duckdb::CreateSchemaInfo& info, CatalogStore where)
     : duckdb::SchemaCatalogEntry(owning_catalog, info), where_(std::move(where)) {}
 
-MoraineTransaction& MoraineSchemaEntry::TransactionOf(duckdb::CatalogTransaction transaction) {
-  if (transaction.transaction) return transaction.transaction->Cast<MoraineTransaction>();
-  if (transaction.context) return MoraineTransaction::Get(*transaction.context, ParentCatalog());
-  throw duckdb::InternalException("moraine: catalog access without a transaction");
-}
-
 MoraineTableEntry& MoraineSchemaEntry::EntryFor(
     const commit::TableSpec& spec, duckdb::optional_ptr<duckdb::ClientContext> context) {
   {
@@ -98,9 +92,10 @@ MoraineTableEntry& MoraineSchemaEntry::EntryFor(
 duckdb::optional_ptr<duckdb::CatalogEntry> MoraineSchemaEntry::LookupEntry(
     duckdb::CatalogTransaction transaction, const duckdb::EntryLookupInfo& lookup) {
   if (lookup.GetCatalogType() != duckdb::CatalogType::TABLE_ENTRY) return nullptr;
-  auto spec = TransactionOf(transaction).WithRows(where_, false, [&](commit::RowTransaction& rows) {
-    return rows.FindTable(lookup.GetEntryName());
-  });
+  auto spec = MoraineTransaction::Get(transaction, ParentCatalog())
+                  .WithRows(where_, false, [&](commit::RowTransaction& rows) {
+                    return rows.FindTable(lookup.GetEntryName());
+                  });
   // nullptr becomes DuckDB's CatalogException, which DuckLake's existence
   // probes rely on.
   if (!spec) return nullptr;
@@ -112,7 +107,7 @@ duckdb::optional_ptr<duckdb::CatalogEntry> MoraineSchemaEntry::CreateTable(
   auto& base = info.Base();
   auto requested = SpecOf(base);
   auto created =
-      TransactionOf(transaction)
+      MoraineTransaction::Get(transaction, ParentCatalog())
           .WithRows(where_, true,
                     [&](commit::RowTransaction& rows) -> std::optional<commit::TableSpec> {
                       if (rows.FindTable(requested.name)) {

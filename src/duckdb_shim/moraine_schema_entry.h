@@ -63,7 +63,6 @@ class MoraineSchemaEntry : public duckdb::SchemaCatalogEntry {
   // one transaction may outlive a DROP or a re-create in another.
   MoraineTableEntry& EntryFor(const commit::TableSpec& spec,
                               duckdb::optional_ptr<duckdb::ClientContext> context);
-  MoraineTransaction& TransactionOf(duckdb::CatalogTransaction transaction);
 
   const CatalogStore where_;
   std::mutex mutex_;

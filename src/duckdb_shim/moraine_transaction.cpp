@@ -15,10 +15,22 @@ MoraineTransaction& MoraineTransaction::Get(duckdb::ClientContext& context,
   return duckdb::Transaction::Get(context, catalog).Cast<MoraineTransaction>();
 }
 
-MoraineTransaction::OpenRows& MoraineTransaction::RowsLocked(const CatalogStore& where) {
+MoraineTransaction& MoraineTransaction::Get(duckdb::CatalogTransaction transaction,
+                                            duckdb::Catalog& catalog) {
+  if (transaction.transaction) return transaction.transaction->Cast<MoraineTransaction>();
+  if (transaction.context) return Get(*transaction.context, catalog);
+  throw duckdb::InternalException("moraine: catalog access without a transaction");
+}
+
+MoraineTransaction::OpenRows* MoraineTransaction::FindLocked(const CatalogStore& where) {
   for (auto& open : open_) {
-    if (open.where.store == where.store) return open;
+    if (open.where.store == where.store) return &open;
   }
+  return nullptr;
+}
+
+MoraineTransaction::OpenRows& MoraineTransaction::RowsLocked(const CatalogStore& where) {
+  if (auto* open = FindLocked(where)) return *open;
   // Begun lazily: DuckDB starts a transaction on every attached catalog a
   // statement touches, and most never read a row.
   open_.push_back({where, commit::BeginRowTransaction(where.store, where.shape), false});
@@ -27,10 +39,8 @@ MoraineTransaction::OpenRows& MoraineTransaction::RowsLocked(const CatalogStore&
 
 bool MoraineTransaction::wrote(const CatalogStore& where) {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (auto& open : open_) {
-    if (open.where.store == where.store) return open.wrote;
-  }
-  return false;
+  const auto* open = FindLocked(where);
+  return open && open->wrote;
 }
 
 duckdb::ErrorData MoraineTransaction::Commit() {

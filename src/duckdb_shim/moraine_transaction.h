@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "commit/row_transaction.h"
+#include "duckdb/catalog/catalog_transaction.hpp"
 #include "duckdb/transaction/transaction.hpp"
 #include "duckdb_shim/catalog_store.h"
 #include "duckdb_shim/error_translation.h"
@@ -32,6 +33,9 @@ class MoraineTransaction : public duckdb::Transaction {
   ~MoraineTransaction() override;
 
   static MoraineTransaction& Get(duckdb::ClientContext& context, duckdb::Catalog& catalog);
+  // The transaction of a catalog access: its own, or its context's. Throws
+  // InternalException for an access with neither.
+  static MoraineTransaction& Get(duckdb::CatalogTransaction transaction, duckdb::Catalog& catalog);
 
   // Runs `fn(RowTransaction&)` on the row transaction of `where` (the
   // catalog's own store when not given) under the transaction's lock (DuckDB
@@ -69,6 +73,7 @@ class MoraineTransaction : public duckdb::Transaction {
     bool wrote = false;
   };
   OpenRows& RowsLocked(const CatalogStore& where);
+  OpenRows* FindLocked(const CatalogStore& where);
 
   std::mutex mutex_;
   CatalogStore catalog_;

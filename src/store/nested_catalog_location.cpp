@@ -7,11 +7,11 @@
 
 #include "store/error.h"
 #include "store/etcd_location.h"
+#include "store/memory_env.h"
 
 namespace moraine::store {
 namespace {
 
-constexpr std::string_view kMemoryScheme = "memory://";
 constexpr std::string_view kDirectory = "schemas";
 
 std::string EncodeName(std::string_view schema) {
