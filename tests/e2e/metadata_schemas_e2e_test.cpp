@@ -113,6 +113,24 @@ TEST_F(MetadataSchemas, OneTransactionWritesTheCatalogOfOneSchema) {
             (Rows{{"0"}}));
 }
 
+TEST_F(MetadataSchemas, AReadOnlyAttachOfANewSchemaIsRefusedAndCreatesNothing) {
+  {
+    DuckLakeSession session;
+    session.Run(Attach("one", "metadata_s1"));
+    session.Run("CREATE TABLE one.t(i INTEGER)");
+  }
+  DuckLakeSession session;
+  const std::string error = session.Error(Attach("two", "metadata_s2", ", READ_ONLY"));
+  // DuckLake's own words: a read-only attach does not create a lake.
+  EXPECT_NE(error.find("does not exist - and creating a new DuckLake is explicitly disabled"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(std::filesystem::exists(dir_.path("lake.moraine/schemas")))
+      << "a refused read-only attach made a nested store: " << error;
+  session.Run(Attach("one", "metadata_s1"));
+  EXPECT_EQ(session.Query("SELECT count(*) FROM one.t"), (Rows{{"0"}}));
+}
+
 TEST_F(MetadataSchemas, EveryNestedStoreVerifies) {
   {
     DuckLakeSession session;
