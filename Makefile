@@ -5,6 +5,7 @@
 #   make extension  set up and build build/moraine.duckdb_extension and the local
 #                   extension repository build/repository
 #   make bench      set up, build, and run the benchmarks (they print numbers)
+#   make bench-connections  only the 8-connection in-process commit benchmark
 #   make bench-writers  only the writer-process benchmark: moraine on etcd against
 #                   DuckLake on PostgreSQL (a few minutes)
 #   make fuzz       set up, build, and run each fuzz target for FUZZ_SECONDS (default 600)
@@ -17,7 +18,7 @@ BENCH_HISTORY ?= 10000
 
 STOCK_DUCKDB ?= $(CURDIR)/.cache/deps/venv/bin/duckdb
 
-.PHONY: setup configure build extension run test bench bench-stock bench-writers fuzz format clean
+.PHONY: setup configure build extension run test bench bench-stock bench-connections bench-writers fuzz format clean
 
 setup:
 	@scripts/setup.sh
@@ -45,12 +46,18 @@ bench: build
 	@$(BUILD_DIR)/bench/moraine_ducklake_bench
 	@$(BUILD_DIR)/bench/moraine_writers_bench
 	@$(MAKE) --no-print-directory bench-stock
+	@$(MAKE) --no-print-directory bench-connections
 
 # DuckLake commits in the stock DuckDB Python package with the self-contained
 # extension: moraine (native manager on and off) and the stock DuckDB-file catalog.
 bench-stock: extension
 	@MORAINE_BENCH_HISTORY=$(BENCH_HISTORY) .cache/deps/venv/bin/python bench/stock_commit_bench.py \
 		$(BUILD_DIR)/repository
+
+# Eight connections of one process committing to eight tables, against one:
+# moraine (in-catalog retries), moraine with the manager off, the DuckDB file.
+bench-connections: extension
+	@.cache/deps/venv/bin/python bench/connections_commit_bench.py $(BUILD_DIR)/repository
 
 bench-writers: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target moraine_writers_bench

@@ -28,11 +28,21 @@ bool CatalogCachingStore::WriteIfHeadUnchanged(
   }
   if (!landed) return false;
   if (head_key == HeadKey()) {
+    const uint64_t landed_on =
+        (expected_head_value ? DecodeHeadBatchCount(*expected_head_value) : 0) + 1;
+    uint64_t newest = newest_base_landed_on_.load(std::memory_order_relaxed);
+    while (newest < landed_on && !newest_base_landed_on_.compare_exchange_weak(newest, landed_on)) {
+    }
     head_catalog_.Advance(expected_head_value, batch);
   } else {
     head_catalog_.Forget();  // anchored elsewhere: not a commit of the catalog
   }
   return true;
+}
+
+bool CatalogCachingStore::LandedOn(const std::optional<std::string>& base_head) const {
+  const uint64_t base = (base_head ? DecodeHeadBatchCount(*base_head) : 0) + 1;
+  return newest_base_landed_on_.load(std::memory_order_acquire) >= base;
 }
 
 bool CatalogCachingStore::read_only() const { return wrapped_->read_only(); }

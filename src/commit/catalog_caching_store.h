@@ -9,7 +9,10 @@
 // Thread-safety: as the wrapped store's, plus HeadCatalogCache's.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "commit/head_catalog_cache.h"
 #include "store/kv_store.h"
@@ -23,6 +26,16 @@ class CatalogCachingStore : public store::KvStore {
   // The wrapped store itself, for what is specific to its engine.
   store::KvStore& wrapped() { return *wrapped_; }
   HeadCatalogCache& head_catalog() { return head_catalog_; }
+  // The process's turn to commit to this store. Commit loops that hold it
+  // while they re-plan on a lost race lose races only to other processes,
+  // which bounds the retries of each to one per commit of this process.
+  std::mutex& commit_turn() { return commit_turn_; }
+  // Whether a commit of this process has landed on `base_head` (a head value
+  // a transaction read; nullopt: no head yet), so that a transaction based
+  // on it has already lost its race and may say so before it writes its
+  // batch. Commits of other processes are not known here: false does not
+  // mean the head is still `base_head`.
+  bool LandedOn(const std::optional<std::string>& base_head) const;
 
   std::unique_ptr<store::KvSnapshot> GetSnapshot() override;
   // A batch without a head compare (a migration, a tool) may change anything
@@ -37,6 +50,10 @@ class CatalogCachingStore : public store::KvStore {
  private:
   std::unique_ptr<store::KvStore> wrapped_;
   HeadCatalogCache head_catalog_;
+  std::mutex commit_turn_;
+  // The batch count of the newest head a commit of this process landed on,
+  // plus one (0: none landed).
+  std::atomic<uint64_t> newest_base_landed_on_{0};
 };
 
 }  // namespace moraine::commit

@@ -7,6 +7,7 @@
 
 #include "catalog/ducklake_tables.h"
 #include "catalog/row_mapping.h"
+#include "commit/catalog_caching_store.h"
 #include "commit/inlined_tables.h"
 #include "commit/row_storage/fixed_row_storage.h"
 #include "commit/row_storage/inlined_row_storage.h"
@@ -63,6 +64,7 @@ class StoreRowTransaction final : public RowTransaction {
  public:
   StoreRowTransaction(std::shared_ptr<store::KvStore> store, catalog::CatalogVersion shape)
       : store_(std::move(store)),
+        caching_store_(dynamic_cast<const CatalogCachingStore*>(store_.get())),
         shape_(shape),
         view_(store_->GetSnapshot()),
         head_value_(view_.Get(HeadKey())),
@@ -202,11 +204,13 @@ class StoreRowTransaction final : public RowTransaction {
     RequireOpen();
     RowStorage& storage = StorageOf(table);
     RequireUnreservedOption(table, row);
+    RequireHeadNotTaken();
     storage.Insert(row);
   }
 
   void Update(std::string_view table, RowHandle handle, const Row& row) override {
     RequireOpen();
+    RequireHeadNotTaken();
     RowTarget& target = RequireTarget(table, handle);
     RowStorage& storage = StorageOf(table);
     RequireUnreservedOption(table, target.row);
@@ -224,6 +228,7 @@ class StoreRowTransaction final : public RowTransaction {
 
   void Delete(std::string_view table, RowHandle handle) override {
     RequireOpen();
+    RequireHeadNotTaken();
     RowTarget& target = RequireTarget(table, handle);
     RowStorage& storage = StorageOf(table);
     RequireUnreservedOption(table, target.row);
@@ -346,6 +351,16 @@ class StoreRowTransaction final : public RowTransaction {
   // A store DuckLake has initialized (or the verb path created) has a head.
   bool FixedTablesExist() const { return head_value_.has_value(); }
 
+  // If this process has already landed a commit on this transaction's head,
+  // this transaction's commit cannot land (any move of the head conflicts):
+  // say so at its first write, before DuckLake stages a batch that would be
+  // thrown away, so that its retry starts at once.
+  void RequireHeadNotTaken() const {
+    if (caching_store_ && caching_store_->LandedOn(head_value_)) {
+      throw store::ConflictError(kLostRace);
+    }
+  }
+
   void RequireOpen() const {
     if (finished_) throw store::InvalidArgumentError("the transaction has already finished");
   }
@@ -375,6 +390,7 @@ class StoreRowTransaction final : public RowTransaction {
   }
 
   std::shared_ptr<store::KvStore> store_;
+  const CatalogCachingStore* caching_store_;  // null: a store no registry wrapped
   catalog::CatalogVersion shape_;
   StagedView view_;
   std::optional<std::string> head_value_;  // nullopt: DuckLake has not initialized the store

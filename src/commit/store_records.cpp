@@ -27,6 +27,12 @@ int64_t DecodeHeadSnapshotId(std::string_view value) {
   return static_cast<int64_t>(head.snapshot_id());
 }
 
+uint64_t DecodeHeadBatchCount(std::string_view value) {
+  store::v1::HeadRecord head;
+  store::UnframeValue(Kind::kHead, value, &head);
+  return head.batch_count();
+}
+
 const std::string& FormatKey() {
   static const std::string key = Key::Current(Kind::kFormat, {}).Encode();
   return key;

@@ -20,6 +20,9 @@ const std::string& HeadKey();
 std::string EncodeHead(int64_t snapshot_id, uint64_t batch_count);
 // The snapshot id a framed head record names. Throws store::CorruptionError.
 int64_t DecodeHeadSnapshotId(std::string_view value);
+// The number of batches a framed head record counts (every commit adds one).
+// Throws store::CorruptionError.
+uint64_t DecodeHeadBatchCount(std::string_view value);
 // The encoded key of sys/format and a framed format record for this build.
 const std::string& FormatKey();
 std::string EncodeFormat();

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 
 #include "catalog/catalog_version.h"
 #include "commit/catalog_caching_store.h"
@@ -19,11 +20,14 @@ struct CatalogStore {
   std::shared_ptr<store::KvStore> store;
   catalog::CatalogVersion shape = catalog::CatalogVersion::kV1_0;
   commit::HeadCatalogCache* head_catalog = nullptr;  // owned by `store`; may be null
+  std::mutex* commit_turn = nullptr;                 // owned by `store`; may be null
 
-  // `store` at `shape`, with the cache of a commit::CatalogCachingStore.
+  // `store` at `shape`, with the cache and commit turn of a
+  // commit::CatalogCachingStore.
   static CatalogStore Of(std::shared_ptr<store::KvStore> store, catalog::CatalogVersion shape) {
     auto* caching = dynamic_cast<commit::CatalogCachingStore*>(store.get());
-    return {std::move(store), shape, caching ? &caching->head_catalog() : nullptr};
+    return {std::move(store), shape, caching ? &caching->head_catalog() : nullptr,
+            caching ? &caching->commit_turn() : nullptr};
   }
 };
 

@@ -79,6 +79,15 @@ struct DuckLakeGlobalStatsInfo {
 static_assert(sizeof(DuckLakeGlobalColumnStatsInfo) == 8 + 8 + 3 * (32 + 8));
 static_assert(sizeof(DuckLakeGlobalStatsInfo) == 40 + 24);
 
+// duckdb::DuckLakeRetryConfig: DuckLake's commit retry settings
+// (ducklake_max_retry_count, ducklake_retry_wait_ms, ducklake_retry_backoff).
+struct DuckLakeRetryConfig {
+  uint64_t max_retry_count;
+  uint64_t retry_wait_ms;
+  double retry_backoff;
+};
+static_assert(sizeof(DuckLakeRetryConfig) == 24);
+
 // The vtable: two words (offset-to-top, typeinfo), then the slots.
 inline constexpr size_t kManagerSlotCount = 74;
 inline constexpr size_t kVtableHeaderWords = 2;
@@ -88,6 +97,9 @@ inline constexpr const char* kVtableSymbol = "_ZTVN6duckdb23DuckLakeMetadataMana
 inline constexpr size_t kCompleteDestructorSlot = 0;  // ~DuckLakeMetadataManager() [D1]
 inline constexpr size_t kDeletingDestructorSlot = 1;  // ~DuckLakeMetadataManager() [D0]
 //                     DuckLakeCatalogInfo GetCatalogForSnapshot(DuckLakeSnapshot)
+// void FlushChangesServerSide(DuckLakeTransaction &, DuckLakeSnapshot,
+//                             const TransactionChangeInformation &, const DuckLakeRetryConfig &)
+inline constexpr size_t kFlushChangesServerSideSlot = 7;
 inline constexpr size_t kGetCatalogForSnapshotSlot = 20;
 inline constexpr size_t kGetGlobalTableStatsSlot = 21;
 //                     vector<DuckLakeGlobalStatsInfo> GetGlobalTableStats(DuckLakeSnapshot,
@@ -110,6 +122,34 @@ inline constexpr const char* kConstructorSymbol =
 //   connection to the metadata catalog, its transaction begun.
 inline constexpr const char* kGetConnectionSymbol =
     "_ZN6duckdb19DuckLakeTransaction13GetConnectionEv";
+
+//   void DuckLakeTransaction::RunCommitLoop(DuckLakeSnapshot,
+//       const TransactionChangeInformation &, const DuckLakeRetryConfig &):
+//   DuckLake's own commit: write the batch, and on a lost race re-check for
+//   conflicts and re-write it on the new head, as the retry config says.
+inline constexpr const char* kRunCommitLoopSymbol =
+    "_ZN6duckdb19DuckLakeTransaction13RunCommitLoopENS_16DuckLakeSnapshotERKNS_"
+    "28TransactionChangeInformationERKNS_19DuckLakeRetryConfigE";
+
+// Whether DuckLake hands its commit loop to the manager (FlushChanges calls
+// FlushChangesServerSide instead of RunCommitLoop) is a flag of the
+// DuckLakeCatalog that only inline methods set. Its place is read from the
+// exported, non-virtual reader
+//   bool DuckLakeMetadataManager::ExecuteRetrialsServerSide() const
+// whose whole code in the pinned binary is
+//   mov 0x78(%rdi),%rax       the manager's DuckLakeTransaction &
+//   mov 0x40(%rax),%rax       the transaction's DuckLakeCatalog &
+//   movzbl 0x2e9(%rax),%eax   the catalog's retrials_server_side
+//   ret
+// moraine compares the loaded function with these bytes before it uses the
+// three offsets they state, and uses none of them on any difference.
+inline constexpr const char* kExecuteRetrialsServerSideSymbol =
+    "_ZNK6duckdb23DuckLakeMetadataManager25ExecuteRetrialsServerSideEv";
+inline constexpr std::array<unsigned char, 16> kExecuteRetrialsServerSideCode = {
+    0x48, 0x8b, 0x47, 0x78, 0x48, 0x8b, 0x40, 0x40, 0x0f, 0xb6, 0x80, 0xe9, 0x02, 0x00, 0x00, 0xc3};
+inline constexpr size_t kManagerTransactionOffset = 0x78;
+inline constexpr size_t kTransactionCatalogOffset = 0x40;
+inline constexpr size_t kCatalogRetrialsServerSideOffset = 0x2e9;
 
 // Bytes allocated per manager, and where moraine's own state starts in them.
 inline constexpr size_t kManagerAllocation = 1024;

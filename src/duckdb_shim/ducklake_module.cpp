@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <cstring>
 #include <string_view>
 
 namespace moraine::duckdb_shim {
@@ -58,6 +59,28 @@ std::optional<DuckLakeModule> DuckLakeModule::Find(std::string* why) {
 }
 
 void* DuckLakeModule::Symbol(const char* name) const { return dlsym(handle_, name); }
+
+std::string DuckLakeModule::CheckCodeBytes(const char* name, const unsigned char* code,
+                                           size_t size) const {
+  const void* function = dlsym(handle_, name);
+  if (!function) return "DuckLake does not export " + std::string(name);
+  // The symbol's size first: reading `size` bytes of a shorter function
+  // would compare whatever follows it.
+  Dl_info info;
+  void* symbol_entry = nullptr;
+  if (!dladdr1(function, &info, &symbol_entry, RTLD_DL_SYMENT) || !symbol_entry) {
+    return std::string(name) + " has no symbol entry";
+  }
+  const auto* entry = static_cast<const ElfW(Sym)*>(symbol_entry);
+  if (entry->st_size != size) {
+    return std::string(name) + " is " + std::to_string(entry->st_size) + " bytes of code, not " +
+           std::to_string(size);
+  }
+  if (std::memcmp(function, code, size) != 0) {
+    return std::string(name) + " is not the code the declared offsets were read from";
+  }
+  return "";
+}
 
 std::string DuckLakeModule::CheckSlots(
     void* handle, const void* vtable,

@@ -35,6 +35,13 @@ class DuckLakeModule {
       void* handle, const void* vtable,
       const std::array<const char*, ducklake_abi::kManagerSlotCount>& symbols);
 
+  // Whether the exported function `name` is, byte for byte, `code`. Returns
+  // "" when it is, otherwise what differs.
+  template <size_t N>
+  std::string CheckCode(const char* name, const std::array<unsigned char, N>& code) const {
+    return CheckCodeBytes(name, code.data(), N);
+  }
+
   const std::string& path() const { return path_; }
   void* handle() const { return handle_; }
   // The exported vtable, from its offset-to-top word on.
@@ -47,6 +54,7 @@ class DuckLakeModule {
 
  private:
   DuckLakeModule() = default;
+  std::string CheckCodeBytes(const char* name, const unsigned char* code, size_t size) const;
 
   std::string path_;
   void* handle_ = nullptr;

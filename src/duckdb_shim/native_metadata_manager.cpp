@@ -1,5 +1,6 @@
 #include "duckdb_shim/native_metadata_manager.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdio>
@@ -30,6 +31,12 @@ namespace {
 
 namespace abi = ducklake_abi;
 
+// How many lost races in a row a commit retried inside the catalog may take
+// (or the user's ducklake_max_retry_count, if larger). Each lost race is a
+// commit of another process that landed first; the loop gives up only when
+// others keep landing without pause.
+constexpr uint64_t kInCatalogRetries = 1000;
+
 // What moraine keeps in each manager, past the base object (kManagerStateOffset).
 struct ManagerState {
   void* ducklake_transaction;  // the DuckLakeTransaction the manager serves
@@ -48,6 +55,10 @@ class ManagerObject {
   virtual ~ManagerObject() = 0;
 };
 
+class TransactionMethods;
+// duckdb::TransactionChangeInformation, only ever passed on by reference.
+class TransactionChanges;
+
 // The member functions that fill replaced slots. Never constructed: `this` is
 // a DuckLake manager built by CreateManager. Being members, they have exactly
 // the calling convention of the methods they replace (`this` first, a
@@ -62,8 +73,20 @@ class ManagerSlots {
                                                                    abi::TableIndex table_id);
   uint64_t GetNextColumnId(abi::TableIndex table_id);
   abi::DuckLakeCatalogInfo GetCatalogForSnapshot(abi::DuckLakeSnapshot snapshot);
+  void FlushChangesServerSide(TransactionMethods& transaction,
+                              abi::DuckLakeSnapshot transaction_snapshot,
+                              const TransactionChanges& changes,
+                              const abi::DuckLakeRetryConfig& retry_config);
   // Not a slot: DuckLakeMetadataManager::GetPathSeparator, exported.
   std::string GetPathSeparator(const std::string& path);
+};
+
+// DuckLakeTransaction's exported methods. Never constructed: `this` is
+// DuckLake's transaction.
+class TransactionMethods {
+ public:
+  void RunCommitLoop(abi::DuckLakeSnapshot transaction_snapshot, const TransactionChanges& changes,
+                     const abi::DuckLakeRetryConfig& retry_config);
 };
 
 // DuckLakeCatalog's exported methods. Never constructed: `this` is DuckLake's
@@ -117,6 +140,11 @@ struct Registration {
   std::atomic<uint64_t> catalog_cache_hits{0};
   std::atomic<uint64_t> catalog_cache_rereads{0};
   std::atomic<uint64_t> catalog_full_reads{0};
+  std::atomic<uint64_t> in_catalog_commits{0};
+  // Whether DuckLake hands its commit loops to moraine's managers, and why not.
+  bool in_catalog_retry = false;
+  std::string in_catalog_retry_reason;
+  void* run_commit_loop = nullptr;
   void* get_data_path = nullptr;
   void* get_path_separator = nullptr;
   void* parse_quoted_list = nullptr;
@@ -129,6 +157,24 @@ Registration& TheRegistration() {
 
 void* OriginalSlot(size_t slot) {
   return TheRegistration().module->vtable()[abi::kVtableHeaderWords + slot];
+}
+
+template <class T>
+T& At(void* object, size_t offset) {
+  return *reinterpret_cast<T*>(static_cast<std::byte*>(object) + offset);
+}
+
+// Sets the flag of the transaction's DuckLakeCatalog that makes DuckLake's
+// FlushChanges call FlushChangesServerSide, through the offsets read from
+// ExecuteRetrialsServerSide's code (checked at registration). The manager
+// just constructed must hold its transaction where that code reads it, or
+// nothing is written. The flag is only ever set, never cleared: a racing
+// reader sees either value, and both run a correct commit.
+void HandCommitLoopsToManagers(void* manager, void* ducklake_transaction) {
+  if (At<void*>(manager, abi::kManagerTransactionOffset) != ducklake_transaction) return;
+  void* catalog = At<void*>(ducklake_transaction, abi::kTransactionCatalogOffset);
+  auto& retrials_server_side = At<bool>(catalog, abi::kCatalogRetrialsServerSideOffset);
+  if (!retrials_server_side) retrials_server_side = true;
 }
 
 duckdb::unique_ptr<ManagerObject> CreateManager(void* ducklake_transaction) {
@@ -144,6 +190,7 @@ duckdb::unique_ptr<ManagerObject> CreateManager(void* ducklake_transaction) {
   }
   StateOf(memory).ducklake_transaction = ducklake_transaction;
   *static_cast<void**>(memory) = &registration.vtable[abi::kVtableHeaderWords];
+  if (registration.in_catalog_retry) HandCommitLoopsToManagers(memory, ducklake_transaction);
   registration.managers_created.fetch_add(1, std::memory_order_relaxed);
   return duckdb::unique_ptr<ManagerObject>(static_cast<ManagerObject*>(memory));
 }
@@ -410,6 +457,34 @@ uint64_t ManagerSlots::GetNextColumnId(abi::TableIndex table_id) {
   return static_cast<uint64_t>(*max) + 1;
 }
 
+// DuckLake's own commit loop, retried inside the catalog: a commit that lost
+// the head to another commit re-checks DuckLake's conflicts on the new head
+// and re-writes its batch at once, with no backoff, holding the process's
+// turn to commit to the store so it loses only to other processes. A true
+// conflict ends the loop with DuckLake's own error, as it would anyway. A lake
+// DuckLake's SQL serves gets DuckLake's loop with the user's settings, exactly
+// as DuckLake would run it.
+void ManagerSlots::FlushChangesServerSide(TransactionMethods& transaction,
+                                          abi::DuckLakeSnapshot transaction_snapshot,
+                                          const TransactionChanges& changes,
+                                          const abi::DuckLakeRetryConfig& retry_config) {
+  auto& registration = TheRegistration();
+  auto run_commit_loop =
+      MemberAt<decltype(&TransactionMethods::RunCommitLoop)>(registration.run_commit_loop);
+  auto metadata = MetadataConnectionOf(this);
+  if (!metadata.catalog || !metadata.where.commit_turn) {
+    (transaction.*run_commit_loop)(transaction_snapshot, changes, retry_config);
+    return;
+  }
+  abi::DuckLakeRetryConfig in_catalog = retry_config;
+  in_catalog.retry_wait_ms = 0;
+  in_catalog.retry_backoff = 1.0;
+  in_catalog.max_retry_count = std::max<uint64_t>(retry_config.max_retry_count, kInCatalogRetries);
+  std::lock_guard<std::mutex> turn(*metadata.where.commit_turn);
+  (transaction.*run_commit_loop)(transaction_snapshot, changes, in_catalog);
+  registration.in_catalog_commits.fetch_add(1, std::memory_order_relaxed);
+}
+
 }  // namespace
 
 void NativeMetadataManager::EnsureRegistered() {
@@ -452,6 +527,21 @@ void NativeMetadataManager::EnsureRegistered() {
       registration.parse_quoted_list) {
     slots[abi::kGetCatalogForSnapshotSlot] = AddressOf(&ManagerSlots::GetCatalogForSnapshot);
   }
+  registration.run_commit_loop = registration.module->Symbol(abi::kRunCommitLoopSymbol);
+  registration.in_catalog_retry_reason =
+      registration.run_commit_loop
+          ? registration.module->CheckCode(abi::kExecuteRetrialsServerSideSymbol,
+                                           abi::kExecuteRetrialsServerSideCode)
+          : std::string("DuckLake does not export ") + abi::kRunCommitLoopSymbol;
+  registration.in_catalog_retry = registration.in_catalog_retry_reason.empty();
+  if (registration.in_catalog_retry) {
+    slots[abi::kFlushChangesServerSideSlot] = AddressOf(&ManagerSlots::FlushChangesServerSide);
+  } else {
+    std::fprintf(stderr,
+                 "moraine: DuckLake's commits retry with DuckLake's client backoff, not inside "
+                 "the catalog: %s\n",
+                 registration.in_catalog_retry_reason.c_str());
+  }
   try {
     reinterpret_cast<RegisterFunction>(registration.module->register_function())(
         "moraine", reinterpret_cast<void*>(&CreateManager));
@@ -482,6 +572,9 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
   status.catalog_cache_hits = registration.catalog_cache_hits.load();
   status.catalog_cache_rereads = registration.catalog_cache_rereads.load();
   status.catalog_full_reads = registration.catalog_full_reads.load();
+  status.in_catalog_retry = registration.in_catalog_retry;
+  status.in_catalog_retry_reason = registration.in_catalog_retry_reason;
+  status.in_catalog_commits = registration.in_catalog_commits.load();
   return status;
 }
 

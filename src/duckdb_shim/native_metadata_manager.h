@@ -25,6 +25,11 @@
 //     partitions and sorts live at the snapshot (commit/lake_catalog.h); a
 //     catalog with macros stays DuckLake's SQL;
 //   - GetNextColumnId(table): the largest column id of the table's keys + 1;
+//   - FlushChangesServerSide(...): DuckLake's own commit loop, called with
+//     no backoff between lost races and under the process's turn to commit
+//     to the store, so a commit that lost the head to another re-plans on
+//     the new head at once (DuckLake hands its loop to the manager once the
+//     catalog's retrials flag is set, which every moraine manager does);
 //   - the deleting destructor, so the memory moraine allocated is freed by
 //     moraine.
 // Every replaced slot falls back to DuckLake's original method when the lake
@@ -55,6 +60,11 @@ class NativeMetadataManager {
     uint64_t catalog_cache_hits = 0;
     uint64_t catalog_cache_rereads = 0;
     uint64_t catalog_full_reads = 0;
+    // Whether DuckLake hands its commit loops to moraine (see
+    // FlushChangesServerSide above), why not, and how many commits it ran.
+    bool in_catalog_retry = false;
+    std::string in_catalog_retry_reason;
+    uint64_t in_catalog_commits = 0;
   };
 
   // Registers the factory if DuckLake is loaded and not registered yet. A

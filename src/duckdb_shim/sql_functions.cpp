@@ -264,9 +264,13 @@ duckdb::unique_ptr<duckdb::FunctionData> NativeManagerBind(
            "native_catalog_reads",
            "catalog_cache_hits",
            "catalog_cache_rereads",
-           "catalog_full_reads"};
+           "catalog_full_reads",
+           "in_catalog_retry",
+           "in_catalog_commits"};
   types.assign(3, duckdb::LogicalType::VARCHAR);
-  types.resize(names.size(), duckdb::LogicalType::UBIGINT);
+  types.resize(11, duckdb::LogicalType::UBIGINT);
+  types.push_back(duckdb::LogicalType::BOOLEAN);
+  types.push_back(duckdb::LogicalType::UBIGINT);
   return duckdb::make_uniq<duckdb::TableFunctionData>();
 }
 
@@ -291,6 +295,8 @@ void NativeManagerStatus(duckdb::ClientContext&, duckdb::TableFunctionInput& inp
   output.SetValue(8, 0, duckdb::Value::UBIGINT(status.catalog_cache_hits));
   output.SetValue(9, 0, duckdb::Value::UBIGINT(status.catalog_cache_rereads));
   output.SetValue(10, 0, duckdb::Value::UBIGINT(status.catalog_full_reads));
+  output.SetValue(11, 0, duckdb::Value::BOOLEAN(status.in_catalog_retry));
+  output.SetValue(12, 0, duckdb::Value::UBIGINT(status.in_catalog_commits));
 }
 
 }  // namespace

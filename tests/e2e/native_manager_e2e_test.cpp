@@ -54,10 +54,14 @@ TEST(NativeManagerAbi, EveryDeclaredSymbolIsExportedByThePinnedDuckLake) {
     distinct.insert(name);
   }
   EXPECT_EQ(distinct.size(), abi::kManagerSlotCount) << "a method is declared for two slots";
-  for (const char* name :
-       {abi::kRegisterSymbol, abi::kConstructorSymbol, abi::kGetConnectionSymbol}) {
+  for (const char* name : {abi::kRegisterSymbol, abi::kConstructorSymbol, abi::kGetConnectionSymbol,
+                           abi::kRunCommitLoopSymbol}) {
     EXPECT_TRUE(symbols.count(name)) << name;
   }
+  // The reader the catalog flag's offsets are read from, at its declared size.
+  ASSERT_TRUE(symbols.count(abi::kExecuteRetrialsServerSideSymbol));
+  EXPECT_EQ(symbols.at(abi::kExecuteRetrialsServerSideSymbol),
+            abi::kExecuteRetrialsServerSideCode.size());
   ASSERT_TRUE(symbols.count(abi::kVtableSymbol));
   EXPECT_EQ(symbols.at(abi::kVtableSymbol),
             (abi::kVtableHeaderWords + abi::kManagerSlotCount) * sizeof(void*));
@@ -84,6 +88,26 @@ TEST(NativeManagerAbi, TheLoadedVtableHoldsTheDeclaredMethodsAndADifferentOrderI
       << refusal;
 }
 
+// The offsets of the catalog's retrials flag are used only while the loaded
+// reader is, byte for byte, the code they were read from.
+TEST(NativeManagerAbi, TheRetrialsFlagReaderIsTheDeclaredCodeAndOtherCodeIsRefused) {
+  DuckLakeSession session;
+  std::string why;
+  auto module = DuckLakeModule::Find(&why);
+  ASSERT_TRUE(module) << why;
+  EXPECT_EQ(
+      module->CheckCode(abi::kExecuteRetrialsServerSideSymbol, abi::kExecuteRetrialsServerSideCode),
+      "");
+  auto other_offset = abi::kExecuteRetrialsServerSideCode;
+  other_offset[11] = 0xea;  // movzbl 0x2ea(%rax): another field
+  EXPECT_NE(module->CheckCode(abi::kExecuteRetrialsServerSideSymbol, other_offset)
+                .find("is not the code the declared offsets were read from"),
+            std::string::npos);
+  const std::array<unsigned char, 4> shorter = {0x48, 0x8b, 0x47, 0x78};
+  EXPECT_NE(module->CheckCode(abi::kExecuteRetrialsServerSideSymbol, shorter).find("16 bytes"),
+            std::string::npos);
+}
+
 TEST(NativeManagerAbi, RegistersOnceDuckLakeIsLoaded) {
   DuckLakeSession session;
   NativeMetadataManager::EnsureRegistered();
@@ -92,7 +116,7 @@ TEST(NativeManagerAbi, RegistersOnceDuckLakeIsLoaded) {
   EXPECT_NE(status.ducklake_path.find("ducklake.duckdb_extension"), std::string::npos);
   const auto rows = session.Query("SELECT * FROM moraine_native_manager()");
   ASSERT_EQ(rows.size(), 1u);
-  ASSERT_EQ(rows[0].size(), 11u);
+  ASSERT_EQ(rows[0].size(), 13u);
   EXPECT_EQ(rows[0][0], "registered");
 }
 

@@ -8,6 +8,7 @@
 
 #include "catalog/ducklake_tables.h"
 #include "commit/catalog.h"
+#include "commit/catalog_caching_store.h"
 #include "store/error.h"
 #include "store/key.h"
 #include "store/key_range.h"
@@ -159,6 +160,37 @@ TEST_F(RowTransactionTest, AnotherWritersCommitMakesTheLaterOneAConflictAndWrite
   }
   EXPECT_TRUE(Rows(*Begin(), "ducklake_column").empty());
   EXPECT_EQ(Rows(*Begin(), "ducklake_snapshot").size(), 2u);
+}
+
+// Through the handle a process shares (commit/catalog_caching_store.h), a
+// transaction whose head another transaction of the process has already
+// committed on learns it at its next write, before it stages a batch that
+// could never land; one of another process's head learns it at its commit.
+TEST_F(RowTransactionTest, ALostRaceInThisProcessIsToldAtTheNextWriteAndWritesNothing) {
+  store_.reset();
+  auto shared = std::make_shared<commit::CatalogCachingStore>(
+      store::OpenKvStore({.location = dir_.path("lake.moraine")}));
+  auto first = BeginRowTransaction(shared);
+  auto second = BeginRowTransaction(shared);
+  auto third = BeginRowTransaction(shared);
+  second->Insert("ducklake_snapshot",
+                 {int64_t{1}, int64_t{1700000000000001}, int64_t{1}, int64_t{2}, int64_t{0}});
+  first->Insert("ducklake_snapshot",
+                {int64_t{1}, int64_t{1700000000000001}, int64_t{1}, int64_t{2}, int64_t{0}});
+  first->Commit();
+  EXPECT_THROW(second->Insert("ducklake_column", ColumnRow(1, 1, "lost", 1)), store::ConflictError);
+  EXPECT_THROW(second->Commit(), store::ConflictError);
+  EXPECT_THROW(third->Insert("ducklake_snapshot", {int64_t{1}, int64_t{1700000000000002},
+                                                   int64_t{1}, int64_t{2}, int64_t{0}}),
+               store::ConflictError);
+  // A transaction begun on the new head writes as before.
+  auto fourth = BeginRowTransaction(shared);
+  fourth->Insert("ducklake_snapshot",
+                 {int64_t{2}, int64_t{1700000000000003}, int64_t{1}, int64_t{2}, int64_t{0}});
+  fourth->Commit();
+  auto view = BeginRowTransaction(shared);
+  EXPECT_TRUE(Rows(*view, "ducklake_column").empty());
+  EXPECT_EQ(Rows(*view, "ducklake_snapshot").size(), 3u);
 }
 
 TEST_F(RowTransactionTest, InsertingAnExistingSnapshotIsAConflict) {

@@ -1,0 +1,132 @@
+// DuckLake's commit loop run inside the catalog by moraine's native metadata
+// manager (FlushChangesServerSide in duckdb_shim/native_metadata_manager.h):
+// connections of one process that keep losing races to each other's commits
+// on disjoint tables all land with DuckLake's retry settings at their
+// defaults; a true conflict still ends in DuckLake's own conflict error; and a
+// lake attached with the manager off gets DuckLake's loop as DuckLake runs it.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "duckdb_shim/native_metadata_manager.h"
+#include "support/ducklake_session.h"
+#include "support/temp_dir.h"
+
+namespace moraine::test {
+namespace {
+
+using duckdb_shim::NativeMetadataManager;
+
+constexpr int kConnections = 8;
+constexpr int kCommitsEach = 25;
+
+uint64_t InCatalogCommits() { return NativeMetadataManager::CurrentStatus().in_catalog_commits; }
+
+void AttachLake(DuckLakeSession& session, const TempDir& dir, const std::string& options = "") {
+  session.Run("ATTACH 'ducklake:moraine:" + dir.path("lake.moraine") + "' AS lake (DATA_PATH '" +
+              dir.path("files") + "/'" + options + ")");
+}
+
+std::string Table(int c) { return "lake.t" + std::to_string(c); }
+
+TEST(InCatalogRetry, IsOnForTheLoadedDuckLake) {
+  DuckLakeSession session;
+  TempDir dir;
+  AttachLake(session, dir);
+  const auto status = NativeMetadataManager::CurrentStatus();
+  EXPECT_TRUE(status.in_catalog_retry) << status.in_catalog_retry_reason;
+  EXPECT_EQ(session.Query("SELECT in_catalog_retry FROM moraine_native_manager()"),
+            (Rows{{"true"}}));
+}
+
+// With DuckLake's defaults (10 retries, 100 ms x 1.5^k backoff) eight
+// connections on one process lose races often enough that some commits give
+// up on DuckLake's own catalogs. Here none may.
+TEST(InCatalogRetry, EightConnectionsOnTheirOwnTablesAllLandWithDuckLakesDefaults) {
+  TempDir dir;
+  DuckLakeSession session;
+  AttachLake(session, dir);
+  for (int c = 0; c < kConnections; ++c) {
+    session.Run("CREATE TABLE " + Table(c) + " (i INTEGER, v VARCHAR)");
+  }
+  const int64_t head_before = session.Head();
+  const uint64_t in_catalog_before = InCatalogCommits();
+
+  std::vector<std::string> failures(kConnections);
+  std::vector<std::thread> writers;
+  for (int c = 0; c < kConnections; ++c) {
+    writers.emplace_back([&, c] {
+      auto connection = session.host().Connect();
+      connection->Query("SET threads = 1");
+      for (int k = 0; k < kCommitsEach; ++k) {
+        const std::string sql = "INSERT INTO " + Table(c) + " VALUES (" + std::to_string(k) +
+                                ", 'row " + std::to_string(k) + "')";
+        auto result = connection->Query(sql);
+        if (result->HasError()) failures[c] += sql + ": " + result->GetError() + "\n";
+      }
+    });
+  }
+  for (auto& writer : writers) writer.join();
+  for (const auto& failure : failures) EXPECT_TRUE(failure.empty()) << failure;
+
+  // Every commit landed once, at dense snapshot ids, each with its own row.
+  const int64_t commits = kConnections * kCommitsEach;
+  EXPECT_EQ(session.Head(), head_before + commits);
+  EXPECT_EQ(session.Query("SELECT count(*), count(DISTINCT snapshot_id), min(snapshot_id), "
+                          "max(snapshot_id) FROM __ducklake_metadata_lake.ducklake_snapshot "
+                          "WHERE snapshot_id > " +
+                          std::to_string(head_before)),
+            (Rows{{std::to_string(commits), std::to_string(commits),
+                   std::to_string(head_before + 1), std::to_string(head_before + commits)}}));
+  for (int c = 0; c < kConnections; ++c) {
+    EXPECT_EQ(session.Query("SELECT count(*), count(DISTINCT i), sum(i) FROM " + Table(c)),
+              (Rows{{std::to_string(kCommitsEach), std::to_string(kCommitsEach),
+                     std::to_string(kCommitsEach * (kCommitsEach - 1) / 2)}}))
+        << Table(c);
+  }
+  EXPECT_GE(InCatalogCommits() - in_catalog_before, static_cast<uint64_t>(commits));
+}
+
+// An INSERT into a table another transaction dropped since this one began is
+// a true conflict: retrying inside the catalog does not hide it, and the
+// error is DuckLake's.
+TEST(InCatalogRetry, ATrueConflictEndsInDuckLakesConflictErrorAndChangesNothing) {
+  TempDir dir;
+  DuckLakeSession session;
+  AttachLake(session, dir);
+  session.Run("CREATE TABLE lake.t (i INTEGER)");
+  session.Run("INSERT INTO lake.t VALUES (1)");
+  auto other = session.host().Connect();
+  ASSERT_FALSE(other->Query("SET threads = 1")->HasError());
+  session.Run("BEGIN");
+  session.Run("INSERT INTO lake.t VALUES (2)");
+  auto dropped = other->Query("DROP TABLE lake.t");
+  ASSERT_FALSE(dropped->HasError()) << dropped->GetError();
+  const int64_t head = session.Head();
+  const std::string error = session.Error("COMMIT");
+  EXPECT_NE(error.find("Transaction conflict - attempting to insert into table"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("dropped it"), std::string::npos) << error;
+  EXPECT_EQ(session.Head(), head);
+  EXPECT_EQ(session.Query("SELECT count(*) FROM duckdb_tables() WHERE database_name = 'lake'"),
+            (Rows{{"0"}}));
+}
+
+// META_NATIVE_MANAGER false: DuckLake hands its loop to the manager all the
+// same (the flag is the catalog's), and the manager runs it with the user's
+// settings, as DuckLake would have.
+TEST(InCatalogRetry, WithTheManagerOffDuckLakesOwnLoopRuns) {
+  TempDir dir;
+  DuckLakeSession session;
+  AttachLake(session, dir, ", META_NATIVE_MANAGER false");
+  session.Run("CREATE TABLE lake.t (i INTEGER)");
+  const uint64_t before = InCatalogCommits();
+  for (int k = 0; k < 3; ++k) session.Run("INSERT INTO lake.t VALUES (" + std::to_string(k) + ")");
+  EXPECT_EQ(InCatalogCommits(), before);
+  EXPECT_EQ(session.Query("SELECT count(*) FROM lake.t"), (Rows{{"3"}}));
+}
+
+}  // namespace
+}  // namespace moraine::test
