@@ -1,6 +1,5 @@
 #include "duckdb_shim/native_metadata_manager.h"
 
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdio>
@@ -30,12 +29,6 @@ namespace moraine::duckdb_shim {
 namespace {
 
 namespace abi = ducklake_abi;
-
-// How many lost races in a row a commit retried inside the catalog may take
-// (or the user's ducklake_max_retry_count, if larger). Each lost race is a
-// commit of another process that landed first; the loop gives up only when
-// others keep landing without pause.
-constexpr uint64_t kInCatalogRetries = 1000;
 
 // What moraine keeps in each manager, past the base object (kManagerStateOffset).
 struct ManagerState {
@@ -460,7 +453,8 @@ uint64_t ManagerSlots::GetNextColumnId(abi::TableIndex table_id) {
 // DuckLake's own commit loop, retried inside the catalog: a commit that lost
 // the head to another commit re-checks DuckLake's conflicts on the new head
 // and re-writes its batch at once, with no backoff, holding the process's
-// turn to commit to the store so it loses only to other processes. A true
+// turn to commit to the store so it loses only to other processes (at most
+// once to this one). ducklake_max_retry_count still bounds the retries. A true
 // conflict ends the loop with DuckLake's own error, as it would anyway. A lake
 // DuckLake's SQL serves gets DuckLake's loop with the user's settings, exactly
 // as DuckLake would run it.
@@ -479,7 +473,6 @@ void ManagerSlots::FlushChangesServerSide(TransactionMethods& transaction,
   abi::DuckLakeRetryConfig in_catalog = retry_config;
   in_catalog.retry_wait_ms = 0;
   in_catalog.retry_backoff = 1.0;
-  in_catalog.max_retry_count = std::max<uint64_t>(retry_config.max_retry_count, kInCatalogRetries);
   std::lock_guard<std::mutex> turn(*metadata.where.commit_turn);
   (transaction.*run_commit_loop)(transaction_snapshot, changes, in_catalog);
   registration.in_catalog_commits.fetch_add(1, std::memory_order_relaxed);
