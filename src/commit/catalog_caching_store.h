@@ -26,9 +26,10 @@ class CatalogCachingStore : public store::KvStore {
   // The wrapped store itself, for what is specific to its engine.
   store::KvStore& wrapped() { return *wrapped_; }
   HeadCatalogCache& head_catalog() { return head_catalog_; }
-  // The process's turn to commit to this store. Commit loops that hold it
-  // while they re-plan on a lost race lose races only to other processes,
-  // which bounds the retries of each to one per commit of this process.
+  // The process's turn to commit to this store. A commit loop that holds it
+  // from its first attempt to its last loses at most its first attempt to
+  // the other commits of this process (the one its head predates); every
+  // later loss is to another process.
   std::mutex& commit_turn() { return commit_turn_; }
   // Whether a commit of this process has landed on `base_head` (a head value
   // a transaction read; nullopt: no head yet), so that a transaction based

@@ -96,10 +96,10 @@ inline constexpr const char* kVtableSymbol = "_ZTVN6duckdb23DuckLakeMetadataMana
 // Slots moraine replaces or calls (indexes into the slots).
 inline constexpr size_t kCompleteDestructorSlot = 0;  // ~DuckLakeMetadataManager() [D1]
 inline constexpr size_t kDeletingDestructorSlot = 1;  // ~DuckLakeMetadataManager() [D0]
-//                     DuckLakeCatalogInfo GetCatalogForSnapshot(DuckLakeSnapshot)
 // void FlushChangesServerSide(DuckLakeTransaction &, DuckLakeSnapshot,
 //                             const TransactionChangeInformation &, const DuckLakeRetryConfig &)
 inline constexpr size_t kFlushChangesServerSideSlot = 7;
+//                     DuckLakeCatalogInfo GetCatalogForSnapshot(DuckLakeSnapshot)
 inline constexpr size_t kGetCatalogForSnapshotSlot = 20;
 inline constexpr size_t kGetGlobalTableStatsSlot = 21;
 //                     vector<DuckLakeGlobalStatsInfo> GetGlobalTableStats(DuckLakeSnapshot,

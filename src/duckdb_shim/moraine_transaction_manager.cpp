@@ -10,6 +10,7 @@ duckdb::Transaction& MoraineTransactionManager::StartTransaction(duckdb::ClientC
   auto transaction = std::make_unique<MoraineTransaction>(*this, context, catalog_);
   auto& result = *transaction;
   std::lock_guard<std::mutex> lock(mutex_);
+  if (!first_ && !first_ended_.load(std::memory_order_relaxed)) first_ = &result;
   transactions_[&result] = std::move(transaction);
   return result;
 }
@@ -32,6 +33,10 @@ void MoraineTransactionManager::Checkpoint(duckdb::ClientContext&, bool) {
 
 void MoraineTransactionManager::Forget(duckdb::Transaction& transaction) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (first_ == &transaction) {
+    first_ = nullptr;
+    first_ended_.store(true, std::memory_order_release);
+  }
   transactions_.erase(&transaction);
 }
 

@@ -3,6 +3,7 @@
 // Thread-safe: DuckDB starts and ends transactions from any client thread.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -24,12 +25,20 @@ class MoraineTransactionManager : public duckdb::TransactionManager {
   void RollbackTransaction(duckdb::Transaction& transaction) override;
   void Checkpoint(duckdb::ClientContext& context, bool force = false) override;
 
+  // Whether the first transaction started on this catalog has ended. That
+  // one belongs to whoever attached it: for DuckLake, the transaction of the
+  // ATTACH that loaded the lake, which may still be running a manager built
+  // before moraine registered its own (native_metadata_manager.h).
+  bool FirstTransactionEnded() const { return first_ended_.load(std::memory_order_acquire); }
+
  private:
   void Forget(duckdb::Transaction& transaction);
 
   CatalogStore catalog_;
   std::mutex mutex_;
   std::unordered_map<duckdb::Transaction*, std::unique_ptr<MoraineTransaction>> transactions_;
+  const duckdb::Transaction* first_ = nullptr;  // under mutex_
+  std::atomic<bool> first_ended_{false};
 };
 
 }  // namespace moraine::duckdb_shim

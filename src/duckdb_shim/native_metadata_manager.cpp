@@ -24,6 +24,7 @@
 #include "duckdb_shim/ducklake_module.h"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
+#include "duckdb_shim/moraine_transaction_manager.h"
 
 namespace moraine::duckdb_shim {
 namespace {
@@ -160,11 +161,26 @@ T& At(void* object, size_t offset) {
 // Sets the flag of the transaction's DuckLakeCatalog that makes DuckLake's
 // FlushChanges call FlushChangesServerSide, through the offsets read from
 // ExecuteRetrialsServerSide's code (checked at registration). The manager
-// just constructed must hold its transaction where that code reads it, or
-// nothing is written. The flag is only ever set, never cleared: a racing
-// reader sees either value, and both run a correct commit.
+// must hold its transaction where that code reads it, or nothing is written.
+// The flag is only ever set, never cleared: a racing reader sees either
+// value, and both run a correct commit.
+//
+// It is the catalog's, read by every transaction's manager, and DuckLake's
+// base manager throws (and DuckDB invalidates the database) when handed the
+// loop. So it may be set only once no transaction of the lake still runs a
+// base manager: only the one of the ATTACH that loaded the lake can (it was
+// built before moraine registered), and that ATTACH's transaction is the
+// first the metadata catalog saw. Until it has ended, DuckLake's own loop runs.
 void HandCommitLoopsToManagers(void* manager, void* ducklake_transaction) {
-  if (At<void*>(manager, abi::kManagerTransactionOffset) != ducklake_transaction) return;
+  if (At<void*>(manager, abi::kManagerTransactionOffset) != ducklake_transaction) {
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true)) {
+      std::fprintf(stderr,
+                   "moraine: DuckLake's manager does not hold its transaction where "
+                   "ExecuteRetrialsServerSide reads it; commits keep DuckLake's client backoff\n");
+    }
+    return;
+  }
   void* catalog = At<void*>(ducklake_transaction, abi::kTransactionCatalogOffset);
   auto& retrials_server_side = At<bool>(catalog, abi::kCatalogRetrialsServerSideOffset);
   if (!retrials_server_side) retrials_server_side = true;
@@ -183,7 +199,6 @@ duckdb::unique_ptr<ManagerObject> CreateManager(void* ducklake_transaction) {
   }
   StateOf(memory).ducklake_transaction = ducklake_transaction;
   *static_cast<void**>(memory) = &registration.vtable[abi::kVtableHeaderWords];
-  if (registration.in_catalog_retry) HandCommitLoopsToManagers(memory, ducklake_transaction);
   registration.managers_created.fetch_add(1, std::memory_order_relaxed);
   return duckdb::unique_ptr<ManagerObject>(static_cast<ManagerObject*>(memory));
 }
@@ -237,6 +252,12 @@ duckdb::unique_ptr<abi::DuckLakeSnapshot> ManagerSlots::GetSnapshot() {
   if (!metadata.catalog) {
     return (this->*MemberAt<decltype(&ManagerSlots::GetSnapshot)>(
                        OriginalSlot(abi::kGetSnapshotSlot)))();
+  }
+  if (TheRegistration().in_catalog_retry && metadata.catalog->GetAttached()
+                                                .GetTransactionManager()
+                                                .Cast<MoraineTransactionManager>()
+                                                .FirstTransactionEnded()) {
+    HandCommitLoopsToManagers(this, StateOf(this).ducklake_transaction);
   }
   auto head = MoraineTransaction::Get(metadata.context, *metadata.catalog)
                   .WithRows(metadata.where, false,

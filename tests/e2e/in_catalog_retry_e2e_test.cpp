@@ -114,6 +114,31 @@ TEST(InCatalogRetry, ATrueConflictEndsInDuckLakesConflictErrorAndChangesNothing)
             (Rows{{"0"}}));
 }
 
+// The first lake of a process is loaded by a DuckLake transaction whose
+// manager DuckLake built before moraine registered its own. If the ATTACH
+// runs in an explicit transaction that goes on writing while another
+// connection reads the lake, that transaction must still commit through
+// DuckLake's own loop (handing it to DuckLake's base manager throws, and
+// DuckDB then invalidates the database). Later transactions retry inside.
+TEST(InCatalogRetry, TheTransactionThatAttachedTheLakeCommitsWhileAnotherReadsIt) {
+  TempDir dir;
+  DuckLakeSession session;
+  session.Run("BEGIN");
+  AttachLake(session, dir);
+  session.Run("CREATE TABLE lake.t (i INTEGER)");
+  auto other = session.host().Connect();
+  ASSERT_FALSE(other->Query("SET threads = 1")->HasError());
+  other->Query("SELECT count(*) FROM lake.t");  // fails: the lake has no snapshot yet
+  session.Run("INSERT INTO lake.t VALUES (1)");
+  session.Run("COMMIT");
+  const uint64_t before = InCatalogCommits();
+  session.Run("INSERT INTO lake.t VALUES (2)");
+  auto inserted = other->Query("INSERT INTO lake.t VALUES (3)");
+  ASSERT_FALSE(inserted->HasError()) << inserted->GetError();
+  EXPECT_EQ(InCatalogCommits() - before, 2u);
+  EXPECT_EQ(session.Query("SELECT count(*), sum(i) FROM lake.t"), (Rows{{"3", "6"}}));
+}
+
 // META_NATIVE_MANAGER false: DuckLake hands its loop to the manager all the
 // same (the flag is the catalog's), and the manager runs it with the user's
 // settings, as DuckLake would have.
