@@ -10,6 +10,10 @@ side on the same workload, in this order, each in a fresh process state:
   moraine        ATTACH 'ducklake:moraine:<dir>'            (native manager on)
   moraine-sql    the same with META_NATIVE_MANAGER false     (DuckLake's SQL only)
   duckdb-file    ATTACH 'ducklake:<dir>/lake.ducklake'        (DuckLake's stock catalog)
+  sqlite         ATTACH 'ducklake:sqlite:<dir>/lake.sqlite'   (DuckDB's sqlite extension)
+  postgres       ATTACH 'ducklake:postgres:<dsn>'             (a PostgreSQL server started
+                 here on a loopback port; its server processes' CPU is added to the
+                 process CPU, so the figure is the whole commit's)
 
 Per catalog it prints medians over batches of commits: process CPU and wall
 per one-row INSERT commit, per ALTER TABLE ADD COLUMN and per CREATE TABLE;
@@ -31,7 +35,11 @@ import time
 
 import duckdb
 
+from postgres_server import PostgresServer
+
 REPOSITORY = sys.argv[1]
+# The pinned sqlite and postgres extensions, which scripts/setup.sh lays out.
+DEPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".cache", "deps")
 HISTORY = int(os.environ.get("MORAINE_BENCH_HISTORY", "2000"))
 BATCH = 50
 BATCHES = 4
@@ -53,18 +61,39 @@ def connect(scratch):
     return con
 
 
+def install_metadata_extensions():
+    con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+    con.execute(f"SET extension_directory = '{EXTENSIONS}'")
+    for name in ("sqlite_scanner", "postgres_scanner"):
+        con.execute(f"INSTALL '{os.path.realpath(os.path.join(DEPS, name + '.duckdb_extension'))}'")
+    con.close()
+
+
+# The PostgreSQL server of the run, and the CPU its processes spend, which a
+# client's process time does not see.
+SERVER = None
+SERVER_CPU = None
+
+
+def server_cpu():
+    return SERVER_CPU() if SERVER_CPU else 0.0
+
+
 CATALOGS = {
     "moraine": lambda d: f"ATTACH 'ducklake:moraine:{d}/lake.moraine' AS lake (DATA_PATH '{d}/files/')",
     "moraine-sql": lambda d: f"ATTACH 'ducklake:moraine:{d}/lake.moraine' AS lake "
     f"(DATA_PATH '{d}/files/', META_NATIVE_MANAGER false)",
     "duckdb-file": lambda d: f"ATTACH 'ducklake:{d}/lake.ducklake' AS lake (DATA_PATH '{d}/files/')",
+    "sqlite": lambda d: f"ATTACH 'ducklake:sqlite:{d}/lake.sqlite' AS lake (DATA_PATH '{d}/files/')",
+    "postgres": lambda d: f"ATTACH 'ducklake:postgres:{SERVER.create_database()}' AS lake "
+    f"(DATA_PATH '{d}/files/')",
 }
 
 
 def timed(fn):
-    cpu, wall = time.process_time(), time.perf_counter()
+    cpu, wall, server = time.process_time(), time.perf_counter(), server_cpu()
     fn()
-    return time.process_time() - cpu, time.perf_counter() - wall
+    return (time.process_time() - cpu + server_cpu() - server, time.perf_counter() - wall)
 
 
 def per_commit(con, statements):
@@ -102,8 +131,8 @@ ATTACH_PROBE = """
 import sys, time, duckdb
 con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
 con.execute("SET extension_directory = '%s'")
-con.execute("LOAD moraine")
-con.execute("LOAD ducklake")
+for extension in ("moraine", "ducklake", "sqlite_scanner", "postgres_scanner"):
+    con.execute("LOAD " + extension)
 cpu, wall = time.process_time(), time.perf_counter()
 con.execute(sys.argv[1])
 con.execute("SELECT count(*) FROM lake.h").fetchall()
@@ -116,16 +145,19 @@ def attach_and_count(attach):
     starts (extension loading excluded); median of three."""
     samples = []
     for _ in range(3):
+        server = server_cpu()
         out = subprocess.run(
             [sys.executable, "-c", ATTACH_PROBE % EXTENSIONS, attach],
             check=True, capture_output=True, text=True,
         ).stdout.split()
-        samples.append((float(out[0]) * 1e3, float(out[1]) * 1e3))
+        samples.append(((float(out[0]) + server_cpu() - server) * 1e3, float(out[1]) * 1e3))
     return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
 
 
 def measure(name, attach_of):
+    global SERVER_CPU
     scratch = tempfile.mkdtemp(prefix="moraine-bench-")
+    SERVER_CPU = SERVER.server_cpu_seconds if name == "postgres" else None
     try:
         attach = attach_of(scratch)
         con = connect(scratch)
@@ -157,10 +189,21 @@ def measure(name, attach_of):
         result["attach_h"] = attach_and_count(attach)
         return result
     finally:
+        SERVER_CPU = None
         shutil.rmtree(scratch, ignore_errors=True)
 
 
 def main():
+    global SERVER
+    install_metadata_extensions()
+    SERVER = PostgresServer()
+    try:
+        run()
+    finally:
+        SERVER.close()
+
+
+def run():
     print(f"one run, stock DuckDB {duckdb.__version__} (Python), history {HISTORY} snapshots; "
           f"medians of {BATCHES} batches of {BATCH} commits; ms per commit (process CPU / wall)")
     results = {}
@@ -179,7 +222,7 @@ def main():
             flush=True,
         )
     stock = results["duckdb-file"]
-    for name in ("moraine", "moraine-sql"):
+    for name in ("moraine", "moraine-sql", "sqlite", "postgres"):
         r = results[name]
         ratios = "  ".join(
             f"{k} {r[k][0] / stock[k][0]:.2f}/{r[k][1] / stock[k][1]:.2f}"
@@ -188,6 +231,10 @@ def main():
         print(f"{name} / duckdb-file (cpu/wall): {ratios}  "
               f"attach+count@{HISTORY} {r['attach_h'][0] / stock['attach_h'][0]:.2f}/"
               f"{r['attach_h'][1] / stock['attach_h'][1]:.2f}")
+    for other in ("sqlite", "postgres"):
+        print(f"moraine / {other} (cpu/wall): insert "
+              f"{results['moraine']['insert'][0] / results[other]['insert'][0]:.2f}/"
+              f"{results['moraine']['insert'][1] / results[other]['insert'][1]:.2f}")
 
 
 if __name__ == "__main__":

@@ -149,3 +149,5 @@ ln -sfn "$(find "$cache/ducklake" -name ducklake.duckdb_extension | head -n1)" \
   "$cache/ducklake.duckdb_extension"
 ln -sfn "$(find "$cache/postgres-extension" -name postgres.duckdb_extension | head -n1)" \
   "$cache/postgres_scanner.duckdb_extension"
+ln -sfn "$(find "$cache/sqlite-extension" -name sqlite.duckdb_extension | head -n1)" \
+  "$cache/sqlite_scanner.duckdb_extension"
