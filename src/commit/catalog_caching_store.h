@@ -46,6 +46,7 @@ class CatalogCachingStore : public store::KvStore {
                             const std::optional<std::string>& expected_head_value,
                             const store::WriteBatch& batch) override;
   bool read_only() const override;
+  bool OneWritingProcess() const override { return wrapped_->OneWritingProcess(); }
   const std::string& location() const override;
 
  private:

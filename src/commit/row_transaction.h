@@ -188,6 +188,12 @@ class RowTransaction {
   // when it has no ducklake_table_stats row with a record count and a size
   // (DuckLake's own query skips such a row too).
   std::optional<TableStats> GlobalTableStats(int64_t table_id);
+  // What DuckLake reads to re-check a commit that lost its race: the stats
+  // of every table (as GlobalTableStats gives each), by table_id.
+  std::vector<TableStats> AllTableStats();
+  // The changes_made text of every snapshot after `snapshot_id`, in snapshot
+  // order (NULL texts left out, as DuckLake's STRING_AGG does).
+  std::vector<std::string> ChangesAfter(int64_t snapshot_id);
   // The largest column_id any version of a column of `table_id` ever had
   // (dropped and renamed versions included), read from the keys alone;
   // nullopt when the table has no column rows.

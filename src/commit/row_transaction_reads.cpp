@@ -1,7 +1,8 @@
-// The reads by key that moraine's native DuckLake metadata manager answers:
-// one snapshot, one table's stats, one table's highest column id, each a scan
-// narrowed to the keys it needs.
+// The reads that moraine's native DuckLake metadata manager answers: one
+// snapshot, one table's stats, one table's highest column id (each a scan
+// narrowed to the keys it needs), and what DuckLake's conflict check reads.
 #include <algorithm>
+#include <map>
 
 #include "commit/row_transaction.h"
 #include "commit/table_rows.h"
@@ -29,30 +30,86 @@ std::optional<SnapshotCounters> RowTransaction::SnapshotAt(int64_t snapshot_id) 
   return found;
 }
 
+namespace {
+
+// A ducklake_table_stats row, or nullopt when it lacks a record count or a
+// size (DuckLake's queries skip such a row).
+std::optional<TableStats> TableStatsOf(const std::vector<size_t>& at, const Row& row) {
+  const auto table = Optional<int64_t>(row[at[0]]);
+  const auto records = Optional<int64_t>(row[at[1]]);
+  const auto bytes = Optional<int64_t>(row[at[3]]);
+  if (!table || !records || !bytes) return std::nullopt;
+  return TableStats{*table, *records, Optional<int64_t>(row[at[2]]).value_or(0), *bytes, {}};
+}
+
+ColumnStats ColumnStatsOf(const std::vector<size_t>& at, const Row& row) {
+  return ColumnStats{Optional<int64_t>(row[at[1]]).value_or(0),
+                     Optional<bool>(row[at[2]]),
+                     Optional<bool>(row[at[3]]),
+                     Optional<std::string>(row[at[4]]),
+                     Optional<std::string>(row[at[5]]),
+                     Optional<std::string>(row[at[6]])};
+}
+
+const std::vector<std::string_view> kTableStatsColumns = {"table_id", "record_count", "next_row_id",
+                                                          "file_size_bytes"};
+const std::vector<std::string_view> kColumnStatsColumns = {
+    "table_id",  "column_id", "contains_null", "contains_nan",
+    "min_value", "max_value", "extra_stats"};
+
+void SortColumns(TableStats& stats) {
+  std::sort(stats.columns.begin(), stats.columns.end(),
+            [](const ColumnStats& a, const ColumnStats& b) { return a.column_id < b.column_id; });
+}
+
+}  // namespace
+
 std::optional<TableStats> RowTransaction::GlobalTableStats(int64_t table_id) {
   std::optional<TableStats> stats;
-  TableRows(*this, "ducklake_table_stats",
-            {"table_id", "record_count", "next_row_id", "file_size_bytes"})
+  TableRows(*this, "ducklake_table_stats", kTableStatsColumns)
       .ForEachWithKey(table_id, [&](const std::vector<size_t>& at, const Row& row) {
-        const auto records = Optional<int64_t>(row[at[1]]);
-        const auto bytes = Optional<int64_t>(row[at[3]]);
-        if (!records || !bytes) return;
-        stats =
-            TableStats{table_id, *records, Optional<int64_t>(row[at[2]]).value_or(0), *bytes, {}};
+        if (auto found = TableStatsOf(at, row)) stats = std::move(found);
       });
   if (!stats) return std::nullopt;
-  TableRows(*this, "ducklake_table_column_stats",
-            {"table_id", "column_id", "contains_null", "contains_nan", "min_value", "max_value",
-             "extra_stats"})
+  TableRows(*this, "ducklake_table_column_stats", kColumnStatsColumns)
       .ForEachWithKey(table_id, [&](const std::vector<size_t>& at, const Row& row) {
-        stats->columns.push_back(
-            ColumnStats{Optional<int64_t>(row[at[1]]).value_or(0), Optional<bool>(row[at[2]]),
-                        Optional<bool>(row[at[3]]), Optional<std::string>(row[at[4]]),
-                        Optional<std::string>(row[at[5]]), Optional<std::string>(row[at[6]])});
+        stats->columns.push_back(ColumnStatsOf(at, row));
       });
-  std::sort(stats->columns.begin(), stats->columns.end(),
-            [](const ColumnStats& a, const ColumnStats& b) { return a.column_id < b.column_id; });
+  SortColumns(*stats);
   return stats;
+}
+
+std::vector<TableStats> RowTransaction::AllTableStats() {
+  std::map<int64_t, TableStats> by_table;
+  TableRows(*this, "ducklake_table_stats", kTableStatsColumns)
+      .ForEachFrom(std::nullopt, [&](const std::vector<size_t>& at, const Row& row) {
+        if (auto found = TableStatsOf(at, row)) by_table[found->table_id] = std::move(*found);
+      });
+  TableRows(*this, "ducklake_table_column_stats", kColumnStatsColumns)
+      .ForEachFrom(std::nullopt, [&](const std::vector<size_t>& at, const Row& row) {
+        const auto table = Optional<int64_t>(row[at[0]]);
+        auto it = table ? by_table.find(*table) : by_table.end();
+        if (it != by_table.end()) it->second.columns.push_back(ColumnStatsOf(at, row));
+      });
+  std::vector<TableStats> all;
+  for (auto& [table, stats] : by_table) {
+    SortColumns(stats);
+    all.push_back(std::move(stats));
+  }
+  return all;
+}
+
+std::vector<std::string> RowTransaction::ChangesAfter(int64_t snapshot_id) {
+  std::map<int64_t, std::string> by_snapshot;
+  TableRows(*this, "ducklake_snapshot_changes", {"snapshot_id", "changes_made"})
+      .ForEachFrom(snapshot_id + 1, [&](const std::vector<size_t>& at, const Row& row) {
+        const auto id = Optional<int64_t>(row[at[0]]);
+        auto text = Optional<std::string>(row[at[1]]);
+        if (id && text) by_snapshot[*id] = std::move(*text);
+      });
+  std::vector<std::string> changes;
+  for (auto& [id, text] : by_snapshot) changes.push_back(std::move(text));
+  return changes;
 }
 
 std::optional<int64_t> RowTransaction::MaxColumnId(int64_t table_id) {

@@ -36,6 +36,18 @@ void TableRows::ForEachWithKey(int64_t key, const Visit& visit) {
   });
 }
 
+void TableRows::ForEachFrom(std::optional<int64_t> lowest, const Visit& visit) {
+  ScanRequest request{{}, at_, false};
+  if (lowest)
+    request.bounds.push_back(
+        ColumnBound{.column = at_[0], .lower = *lowest, .upper = std::nullopt});
+  rows_.ScanProjected(table_, request, [&](RowHandle, const Row& row) {
+    const Cell& id = row[at_[0]];
+    if (lowest && (!std::holds_alternative<int64_t>(id) || std::get<int64_t>(id) < *lowest)) return;
+    visit(at_, row);
+  });
+}
+
 void TableRows::ForEachLive(std::optional<int64_t> snapshot, bool at_head, const Visit& visit,
                             std::optional<int64_t> key) {
   std::vector<size_t> wanted = at_;

@@ -29,6 +29,9 @@ class TableRows {
 
   // The rows whose first named column, a leading key column, is `key`.
   void ForEachWithKey(int64_t key, const Visit& visit);
+  // The rows whose first named column, a leading key column, is at least
+  // `lowest` (and every row when nullopt).
+  void ForEachFrom(std::optional<int64_t> lowest, const Visit& visit);
 
   // The rows live at `snapshot` (every row of a table without begin/end, or
   // when `snapshot` is nullopt). `at_head`: the snapshot is the newest, so

@@ -99,6 +99,9 @@ inline constexpr size_t kDeletingDestructorSlot = 1;  // ~DuckLakeMetadataManage
 // void FlushChangesServerSide(DuckLakeTransaction &, DuckLakeSnapshot,
 //                             const TransactionChangeInformation &, const DuckLakeRetryConfig &)
 inline constexpr size_t kFlushChangesServerSideSlot = 7;
+// unique_ptr<QueryResult> Query(DuckLakeSnapshot snapshot, string &query): the
+// query with the snapshot's placeholders filled in, run on the metadata catalog
+inline constexpr size_t kQueryAtSnapshotSlot = 18;
 //                     DuckLakeCatalogInfo GetCatalogForSnapshot(DuckLakeSnapshot)
 inline constexpr size_t kGetCatalogForSnapshotSlot = 20;
 inline constexpr size_t kGetGlobalTableStatsSlot = 21;
@@ -130,6 +133,12 @@ inline constexpr const char* kGetConnectionSymbol =
 inline constexpr const char* kRunCommitLoopSymbol =
     "_ZN6duckdb19DuckLakeTransaction13RunCommitLoopENS_16DuckLakeSnapshotERKNS_"
     "28TransactionChangeInformationERKNS_19DuckLakeRetryConfigE";
+
+//   static string DuckLakeMetadataManager::GetSnapshotAndStatsAndChangesQuery():
+//   the text of the query DuckLake's conflict check runs through
+//   Query(snapshot, query) after a lost race.
+inline constexpr const char* kConflictCheckQuerySymbol =
+    "_ZN6duckdb23DuckLakeMetadataManager34GetSnapshotAndStatsAndChangesQueryB5cxx11Ev";
 
 // Whether DuckLake hands its commit loop to the manager (FlushChanges calls
 // FlushChangesServerSide instead of RunCommitLoop) is a flag of the

@@ -19,6 +19,7 @@
 #include "duckdb/planner/tableref/bound_at_clause.hpp"
 #include "duckdb/transaction/transaction.hpp"
 #include "duckdb/transaction/transaction_manager.hpp"
+#include "duckdb_shim/conflict_check_result.h"
 #include "duckdb_shim/ducklake_catalog_abi.h"
 #include "duckdb_shim/ducklake_manager_abi.h"
 #include "duckdb_shim/ducklake_module.h"
@@ -67,6 +68,8 @@ class ManagerSlots {
                                                                    abi::TableIndex table_id);
   uint64_t GetNextColumnId(abi::TableIndex table_id);
   abi::DuckLakeCatalogInfo GetCatalogForSnapshot(abi::DuckLakeSnapshot snapshot);
+  duckdb::unique_ptr<duckdb::QueryResult> QueryAtSnapshot(abi::DuckLakeSnapshot snapshot,
+                                                          std::string& query);
   void FlushChangesServerSide(TransactionMethods& transaction,
                               abi::DuckLakeSnapshot transaction_snapshot,
                               const TransactionChanges& changes,
@@ -135,6 +138,9 @@ struct Registration {
   std::atomic<uint64_t> catalog_cache_rereads{0};
   std::atomic<uint64_t> catalog_full_reads{0};
   std::atomic<uint64_t> in_catalog_commits{0};
+  std::atomic<uint64_t> native_conflict_checks{0};
+  // The text of DuckLake's conflict-check query, as DuckLake returns it.
+  std::string conflict_check_query;
   // Whether DuckLake hands its commit loops to moraine's managers, and why not.
   bool in_catalog_retry = false;
   std::string in_catalog_retry_reason;
@@ -473,9 +479,10 @@ uint64_t ManagerSlots::GetNextColumnId(abi::TableIndex table_id) {
 
 // DuckLake's own commit loop, retried inside the catalog: a commit that lost
 // the head to another commit re-checks DuckLake's conflicts on the new head
-// and re-writes its batch at once, with no backoff, holding the process's
-// turn to commit to the store so it loses only to other processes (at most
-// once to this one). ducklake_max_retry_count still bounds the retries. A true
+// (answered from the store, QueryAtSnapshot) and re-writes its batch, holding
+// the process's turn to commit to the store so it loses only to other
+// processes (at most once to this one); with no backoff on a store no other
+// process writes. ducklake_max_retry_count still bounds the retries. A true
 // conflict ends the loop with DuckLake's own error, as it would anyway. A lake
 // DuckLake's SQL serves gets DuckLake's loop with the user's settings, exactly
 // as DuckLake would run it.
@@ -491,12 +498,45 @@ void ManagerSlots::FlushChangesServerSide(TransactionMethods& transaction,
     (transaction.*run_commit_loop)(transaction_snapshot, changes, retry_config);
     return;
   }
+  // On a store only this process writes, a lost race was lost to a commit
+  // of this process, which has landed by the time this loop holds the turn:
+  // the retry can start at once. Where other processes write too (etcd),
+  // retrying at once makes writers collide again in lockstep; DuckLake's
+  // randomized backoff spreads them.
   abi::DuckLakeRetryConfig in_catalog = retry_config;
-  in_catalog.retry_wait_ms = 0;
-  in_catalog.retry_backoff = 1.0;
+  if (metadata.where.store->OneWritingProcess()) {
+    in_catalog.retry_wait_ms = 0;
+    in_catalog.retry_backoff = 1.0;
+  }
   std::lock_guard<std::mutex> turn(*metadata.where.commit_turn);
   (transaction.*run_commit_loop)(transaction_snapshot, changes, in_catalog);
   registration.in_catalog_commits.fetch_add(1, std::memory_order_relaxed);
+}
+
+// DuckLake's conflict check after a lost race, answered from the store
+// (conflict_check_result.h); every other query stays DuckLake's.
+duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::QueryAtSnapshot(
+    abi::DuckLakeSnapshot snapshot, std::string& query) {
+  auto& registration = TheRegistration();
+  auto original = [&] {
+    return (this->*MemberAt<decltype(&ManagerSlots::QueryAtSnapshot)>(
+                       OriginalSlot(abi::kQueryAtSnapshotSlot)))(snapshot, query);
+  };
+  if (query != registration.conflict_check_query) return original();
+  auto metadata = MetadataConnectionOf(this);
+  if (!metadata.catalog) return original();
+  auto result = MoraineTransaction::Get(metadata.context, *metadata.catalog)
+                    .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
+                      const auto head = rows.LatestSnapshot();
+                      if (!head)
+                        throw duckdb::InvalidInputException("No snapshot found in DuckLake");
+                      return ConflictCheckResult(
+                          metadata.context, *head,
+                          rows.ChangesAfter(static_cast<int64_t>(snapshot.snapshot_id)),
+                          rows.AllTableStats());
+                    });
+  registration.native_conflict_checks.fetch_add(1, std::memory_order_relaxed);
+  return result;
 }
 
 }  // namespace
@@ -540,6 +580,10 @@ void NativeMetadataManager::EnsureRegistered() {
   if (registration.get_data_path && registration.get_path_separator &&
       registration.parse_quoted_list) {
     slots[abi::kGetCatalogForSnapshotSlot] = AddressOf(&ManagerSlots::GetCatalogForSnapshot);
+  }
+  if (void* query_text = registration.module->Symbol(abi::kConflictCheckQuerySymbol)) {
+    registration.conflict_check_query = reinterpret_cast<std::string (*)()>(query_text)();
+    slots[abi::kQueryAtSnapshotSlot] = AddressOf(&ManagerSlots::QueryAtSnapshot);
   }
   registration.run_commit_loop = registration.module->Symbol(abi::kRunCommitLoopSymbol);
   registration.in_catalog_retry_reason =
@@ -589,6 +633,7 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
   status.in_catalog_retry = registration.in_catalog_retry;
   status.in_catalog_retry_reason = registration.in_catalog_retry_reason;
   status.in_catalog_commits = registration.in_catalog_commits.load();
+  status.native_conflict_checks = registration.native_conflict_checks.load();
   return status;
 }
 

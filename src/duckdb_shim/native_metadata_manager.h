@@ -30,6 +30,10 @@
 //     to the store, so a commit that lost the head to another re-plans on
 //     the new head at once (DuckLake hands its loop to the manager once the
 //     catalog's retrials flag is set, which every moraine manager does);
+//   - Query(snapshot, query) for DuckLake's conflict-check query only (its
+//     text compared with the one DuckLake's exported function returns): the
+//     newest snapshot, the changes since the transaction's and every table's
+//     stats, from the store (conflict_check_result.h);
 //   - the deleting destructor, so the memory moraine allocated is freed by
 //     moraine.
 // Every replaced slot falls back to DuckLake's original method when the lake
@@ -65,6 +69,7 @@ class NativeMetadataManager {
     bool in_catalog_retry = false;
     std::string in_catalog_retry_reason;
     uint64_t in_catalog_commits = 0;
+    uint64_t native_conflict_checks = 0;  // DuckLake's re-checks after lost races
   };
 
   // Registers the factory if DuckLake is loaded and not registered yet. A

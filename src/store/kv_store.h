@@ -65,6 +65,11 @@ class KvStore {
 
   virtual bool read_only() const = 0;
   virtual const std::string& location() const = 0;
+  // Whether commits to this store can come only from this process: RocksDB
+  // lets one process open a store read-write, while an etcd lake takes
+  // commits from every process that attaches it. A lost race on a store of
+  // one process was lost to a commit of this very process.
+  virtual bool OneWritingProcess() const = 0;
 };
 
 struct KvOptions {

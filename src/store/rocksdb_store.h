@@ -40,6 +40,9 @@ class RocksDbStore final : public KvStore {
                             const std::optional<std::string>& expected_head_value,
                             const WriteBatch& batch) override;
   bool read_only() const override { return options_.read_only; }
+  // RocksDB's lock file keeps a second read-write open out, in this process
+  // or another.
+  bool OneWritingProcess() const override { return true; }
   const std::string& location() const override { return options_.location; }
 
   // Persists the memtable into table files (tools, tests). Not part of

@@ -6,6 +6,7 @@
 // lake attached with the manager off gets DuckLake's loop as DuckLake runs it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <thread>
 #include <vector>
@@ -137,6 +138,54 @@ TEST(InCatalogRetry, TheTransactionThatAttachedTheLakeCommitsWhileAnotherReadsIt
   ASSERT_FALSE(inserted->HasError()) << inserted->GetError();
   EXPECT_EQ(InCatalogCommits() - before, 2u);
   EXPECT_EQ(session.Query("SELECT count(*), sum(i) FROM lake.t"), (Rows{{"3", "6"}}));
+}
+
+// A commit that lost its race to a commit on another table re-checks on the
+// new head: DuckLake's conflict-check query is answered from the store, and
+// the stats it hands back are the ones the retried batch builds on. The
+// catalog rows it leaves are those DuckLake's SQL leaves.
+Rows LostRaceOnAnotherTable(const std::string& options) {
+  TempDir dir;
+  DuckLakeSession session;
+  AttachLake(session, dir, options);
+  session.Run("CREATE TABLE lake.t (i INTEGER, s VARCHAR)");
+  session.Run("CREATE TABLE lake.u (i INTEGER)");
+  session.Run("INSERT INTO lake.t VALUES (1, 'one'), (5, NULL)");
+  session.Run("INSERT INTO lake.u VALUES (10)");
+  auto other = session.host().Connect();
+  EXPECT_FALSE(other->Query("SET threads = 1")->HasError());
+  session.Run("BEGIN");
+  session.Run("INSERT INTO lake.t VALUES (7, 'seven')");
+  auto won = other->Query("INSERT INTO lake.u VALUES (11)");
+  EXPECT_FALSE(won->HasError()) << won->GetError();
+  session.Run("COMMIT");
+  Rows rows = session.Query(
+      "SELECT 'table', table_id, record_count, next_row_id, NULL, NULL, NULL FROM "
+      "__ducklake_metadata_lake.ducklake_table_stats UNION ALL SELECT 'column', table_id, "
+      "column_id, contains_null::INTEGER, min_value, max_value, NULL FROM "
+      "__ducklake_metadata_lake.ducklake_table_column_stats ORDER BY ALL");
+  for (const auto& row : session.Query("SELECT count(*), sum(i), max(s) FROM lake.t")) {
+    rows.push_back(row);
+  }
+  for (const auto& row : session.Query("SELECT snapshot_id, changes_made FROM "
+                                       "__ducklake_metadata_lake.ducklake_snapshot_changes "
+                                       "ORDER BY snapshot_id")) {
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+TEST(InCatalogRetry, ALostRaceIsReCheckedFromTheStoreAndLeavesDuckLakesRows) {
+  const uint64_t before = NativeMetadataManager::CurrentStatus().native_conflict_checks;
+  const Rows native = LostRaceOnAnotherTable("");
+  EXPECT_GE(NativeMetadataManager::CurrentStatus().native_conflict_checks - before, 1u);
+  const uint64_t off = NativeMetadataManager::CurrentStatus().native_conflict_checks;
+  const Rows sql = LostRaceOnAnotherTable(", META_NATIVE_MANAGER false");
+  EXPECT_EQ(NativeMetadataManager::CurrentStatus().native_conflict_checks, off);
+  EXPECT_EQ(native, sql);
+  EXPECT_NE(std::find(native.begin(), native.end(), Rows::value_type{"3", "13", "seven"}),
+            native.end())
+      << "the lake does not hold the three rows";
 }
 
 // META_NATIVE_MANAGER false: DuckLake hands its loop to the manager all the

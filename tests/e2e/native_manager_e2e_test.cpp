@@ -116,7 +116,7 @@ TEST(NativeManagerAbi, RegistersOnceDuckLakeIsLoaded) {
   EXPECT_NE(status.ducklake_path.find("ducklake.duckdb_extension"), std::string::npos);
   const auto rows = session.Query("SELECT * FROM moraine_native_manager()");
   ASSERT_EQ(rows.size(), 1u);
-  ASSERT_EQ(rows[0].size(), 13u);
+  ASSERT_EQ(rows[0].size(), 14u);
   EXPECT_EQ(rows[0][0], "registered");
 }
 
