@@ -28,6 +28,8 @@ import time
 
 import duckdb
 
+import stock_duckdb
+
 REPOSITORY = sys.argv[1]
 CONNECTIONS = [1, 8]
 SECONDS = float(os.environ.get("MORAINE_BENCH_SECONDS", "20"))
@@ -42,13 +44,7 @@ CATALOGS = {
 
 
 def connect():
-    con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
-    con.execute(f"SET extension_directory = '{EXTENSIONS}'")
-    con.execute(f"INSTALL moraine FROM '{REPOSITORY}'")
-    con.execute(f"INSTALL ducklake FROM '{REPOSITORY}'")
-    con.execute("LOAD moraine")
-    con.execute("LOAD ducklake")
-    return con
+    return stock_duckdb.connect(EXTENSIONS, REPOSITORY)
 
 
 def run(attach, connections):

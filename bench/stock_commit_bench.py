@@ -35,6 +35,7 @@ import time
 
 import duckdb
 
+import stock_duckdb
 from postgres_server import PostgresServer
 
 REPOSITORY = sys.argv[1]
@@ -45,20 +46,12 @@ BATCH = 50
 BATCHES = 4
 
 
-# One extension directory for the whole run: DuckDB loads an extension by its
-# installed path, and two copies of moraine in one process would register
-# moraine's protobuf descriptors twice, which libprotobuf refuses.
+# One extension directory for the whole run (stock_duckdb.py says why).
 EXTENSIONS = tempfile.mkdtemp(prefix="moraine-bench-extensions-")
 
 
 def connect(scratch):
-    con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
-    con.execute(f"SET extension_directory = '{EXTENSIONS}'")
-    con.execute(f"INSTALL moraine FROM '{REPOSITORY}'")
-    con.execute(f"INSTALL ducklake FROM '{REPOSITORY}'")
-    con.execute("LOAD moraine")
-    con.execute("LOAD ducklake")
-    return con
+    return stock_duckdb.connect(EXTENSIONS, REPOSITORY)
 
 
 def install_metadata_extensions():

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +32,13 @@ void AttachLake(DuckLakeSession& session, const TempDir& dir, const std::string&
 }
 
 std::string Table(int c) { return "lake.t" + std::to_string(c); }
+
+// A second connection of the session's process, on one thread as the session.
+std::unique_ptr<duckdb::Connection> OtherConnection(DuckLakeSession& session) {
+  auto other = session.host().Connect();
+  EXPECT_FALSE(other->Query("SET threads = 1")->HasError());
+  return other;
+}
 
 TEST(InCatalogRetry, IsOnForTheLoadedDuckLake) {
   DuckLakeSession session;
@@ -99,8 +107,7 @@ TEST(InCatalogRetry, ATrueConflictEndsInDuckLakesConflictErrorAndChangesNothing)
   AttachLake(session, dir);
   session.Run("CREATE TABLE lake.t (i INTEGER)");
   session.Run("INSERT INTO lake.t VALUES (1)");
-  auto other = session.host().Connect();
-  ASSERT_FALSE(other->Query("SET threads = 1")->HasError());
+  auto other = OtherConnection(session);
   session.Run("BEGIN");
   session.Run("INSERT INTO lake.t VALUES (2)");
   auto dropped = other->Query("DROP TABLE lake.t");
@@ -127,8 +134,7 @@ TEST(InCatalogRetry, TheTransactionThatAttachedTheLakeCommitsWhileAnotherReadsIt
   session.Run("BEGIN");
   AttachLake(session, dir);
   session.Run("CREATE TABLE lake.t (i INTEGER)");
-  auto other = session.host().Connect();
-  ASSERT_FALSE(other->Query("SET threads = 1")->HasError());
+  auto other = OtherConnection(session);
   other->Query("SELECT count(*) FROM lake.t");  // fails: the lake has no snapshot yet
   session.Run("INSERT INTO lake.t VALUES (1)");
   session.Run("COMMIT");
@@ -152,8 +158,7 @@ Rows LostRaceOnAnotherTable(const std::string& options) {
   session.Run("CREATE TABLE lake.u (i INTEGER)");
   session.Run("INSERT INTO lake.t VALUES (1, 'one'), (5, NULL)");
   session.Run("INSERT INTO lake.u VALUES (10)");
-  auto other = session.host().Connect();
-  EXPECT_FALSE(other->Query("SET threads = 1")->HasError());
+  auto other = OtherConnection(session);
   session.Run("BEGIN");
   session.Run("INSERT INTO lake.t VALUES (7, 'seven')");
   auto won = other->Query("INSERT INTO lake.u VALUES (11)");
