@@ -40,9 +40,8 @@ bool CatalogCachingStore::WriteIfHeadUnchanged(
   return true;
 }
 
-bool CatalogCachingStore::LandedOn(const std::optional<std::string>& base_head) const {
-  const uint64_t base = (base_head ? DecodeHeadBatchCount(*base_head) : 0) + 1;
-  return newest_base_landed_on_.load(std::memory_order_acquire) >= base;
+bool CatalogCachingStore::LandedOn(uint64_t base_batch_count) const {
+  return newest_base_landed_on_.load(std::memory_order_acquire) >= base_batch_count + 1;
 }
 
 bool CatalogCachingStore::read_only() const { return wrapped_->read_only(); }

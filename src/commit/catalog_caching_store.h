@@ -31,12 +31,12 @@ class CatalogCachingStore : public store::KvStore {
   // the other commits of this process (the one its head predates); every
   // later loss is to another process.
   std::mutex& commit_turn() { return commit_turn_; }
-  // Whether a commit of this process has landed on `base_head` (a head value
-  // a transaction read; nullopt: no head yet), so that a transaction based
-  // on it has already lost its race and may say so before it writes its
-  // batch. Commits of other processes are not known here: false does not
-  // mean the head is still `base_head`.
-  bool LandedOn(const std::optional<std::string>& base_head) const;
+  // Whether a commit of this process has landed on the head a transaction
+  // read, given by its batch count (0: no head yet), so that the
+  // transaction has already lost its race and may say so before it writes
+  // its batch. Commits of other processes are not known here: false does not
+  // mean the head is still the one read.
+  bool LandedOn(uint64_t base_batch_count) const;
 
   std::unique_ptr<store::KvSnapshot> GetSnapshot() override;
   // A batch without a head compare (a migration, a tool) may change anything

@@ -356,7 +356,8 @@ class StoreRowTransaction final : public RowTransaction {
   // say so at its first write, before DuckLake stages a batch that would be
   // thrown away, so that its retry starts at once.
   void RequireHeadNotTaken() const {
-    if (caching_store_ && caching_store_->LandedOn(head_value_)) {
+    // head_ is head_value_ decoded; no head decodes as no batches.
+    if (caching_store_ && caching_store_->LandedOn(head_.batch_count())) {
       throw store::ConflictError(kLostRace);
     }
   }
