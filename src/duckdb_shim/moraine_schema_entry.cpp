@@ -2,6 +2,7 @@
 
 #include "duckdb/catalog/entry_lookup_info.hpp"
 #include "duckdb/common/exception.hpp"
+#include "duckdb/common/string_util.hpp"
 #include "duckdb/main/attached_database.hpp"
 #include "duckdb/main/config.hpp"
 #include "duckdb/parser/constraints/not_null_constraint.hpp"
@@ -89,6 +90,13 @@ MoraineTableEntry& MoraineSchemaEntry::EntryFor(
   return *versions.back();
 }
 
+size_t MoraineSchemaEntry::BuiltEntryCount() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t count = 0;
+  for (auto& [table_name, versions] : entries_) count += versions.size();
+  return count;
+}
+
 duckdb::optional_ptr<duckdb::CatalogEntry> MoraineSchemaEntry::LookupEntry(
     duckdb::CatalogTransaction transaction, const duckdb::EntryLookupInfo& lookup) {
   if (lookup.GetCatalogType() != duckdb::CatalogType::TABLE_ENTRY) return nullptr;
@@ -174,6 +182,23 @@ void MoraineSchemaEntry::Scan(duckdb::CatalogType entry_type,
     ThrowAsDuckDB(error);
   }
   for (auto& spec : specs) callback(EntryFor(spec, nullptr));
+}
+
+duckdb::SimilarCatalogEntry MoraineSchemaEntry::GetSimilarEntry(
+    duckdb::CatalogTransaction transaction, const duckdb::EntryLookupInfo& lookup) {
+  duckdb::SimilarCatalogEntry result;
+  if (lookup.GetCatalogType() != duckdb::CatalogType::TABLE_ENTRY) return result;
+  auto names =
+      MoraineTransaction::Get(transaction, ParentCatalog())
+          .WithRows(where_, false, [&](commit::RowTransaction& rows) { return rows.TableNames(); });
+  for (auto& table_name : names) {
+    auto score = duckdb::StringUtil::SimilarityRating(table_name, lookup.GetEntryName());
+    if (score > result.score) {
+      result.score = score;
+      result.name = table_name;
+    }
+  }
+  return result;
 }
 
 void MoraineSchemaEntry::Alter(duckdb::CatalogTransaction, duckdb::AlterInfo&) {

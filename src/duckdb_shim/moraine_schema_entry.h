@@ -25,6 +25,9 @@ class MoraineSchemaEntry : public duckdb::SchemaCatalogEntry {
                      CatalogStore where);
 
   const CatalogStore& catalog_store() const { return where_; }
+  // How many table entries this schema has built so far (every shape of
+  // every table it served); for tests of what a lookup costs.
+  size_t BuiltEntryCount();
 
   duckdb::optional_ptr<duckdb::CatalogEntry> LookupEntry(
       duckdb::CatalogTransaction transaction, const duckdb::EntryLookupInfo& lookup) override;
@@ -36,6 +39,13 @@ class MoraineSchemaEntry : public duckdb::SchemaCatalogEntry {
   void Scan(duckdb::CatalogType entry_type,
             const std::function<void(duckdb::CatalogEntry&)>& callback) override;
   void Alter(duckdb::CatalogTransaction transaction, duckdb::AlterInfo& info) override;
+  // The "did you mean" of a failed lookup, from table names alone. DuckLake
+  // probes for inlined tables by querying them and taking the error as
+  // "absent"; DuckDB's default builds every table entry to rank their names,
+  // which on a lake of hundreds of inlined tables cost a session's first
+  // query 200 ms.
+  duckdb::SimilarCatalogEntry GetSimilarEntry(duckdb::CatalogTransaction transaction,
+                                              const duckdb::EntryLookupInfo& lookup) override;
 
   duckdb::optional_ptr<duckdb::CatalogEntry> CreateIndex(duckdb::CatalogTransaction,
                                                          duckdb::CreateIndexInfo&,
