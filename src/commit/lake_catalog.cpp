@@ -152,6 +152,8 @@ std::vector<LakeTable> ReadTables(RowTransaction& rows, int64_t snapshot, bool a
                   " that does not exist");
             }
             table.path = Resolve(row, at[4], at[5], schemas[schema->second].path, separator);
+            table.stored_path = OptionalText(row[at[4]]);
+            table.path_is_relative = Bool(row[at[5]]);
             if (auto tags = table_tags.find({table.id, 0}); tags != table_tags.end()) {
               table.tags = tags->second;
             }
@@ -294,7 +296,8 @@ std::vector<LakeSchema> ReadSchemas(RowTransaction& rows, int64_t snapshot, bool
             {"schema_id", "schema_uuid", "schema_name", "path", "path_is_relative"})
       .ForEachLive(snapshot, at_head, [&](const std::vector<size_t>& at, const Row& row) {
         schemas.push_back({Int(row[at[0]]), Text(row[at[1]]), Text(row[at[2]]),
-                           Resolve(row, at[3], at[4], data_path, separator)});
+                           Resolve(row, at[3], at[4], data_path, separator),
+                           OptionalText(row[at[3]]), Bool(row[at[4]])});
       });
   return schemas;
 }

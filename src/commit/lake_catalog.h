@@ -41,6 +41,9 @@ struct LakeSchema {
   std::string uuid;
   std::string name;
   std::string path;  // resolved against the lake's data path
+  // As stored: nullopt when the schema keeps the lake's data path.
+  std::optional<std::string> stored_path;
+  bool path_is_relative = false;
 };
 
 struct LakeInlinedTable {
@@ -54,6 +57,9 @@ struct LakeTable {
   std::string uuid;
   std::string name;
   std::string path;  // resolved against its schema's path
+  // As stored: nullopt when the table keeps its schema's path.
+  std::optional<std::string> stored_path;
+  bool path_is_relative = false;
   std::vector<LakeColumn> columns;
   std::vector<LakeTag> tags;
   std::vector<LakeInlinedTable> inlined_data_tables;

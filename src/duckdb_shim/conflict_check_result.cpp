@@ -2,9 +2,7 @@
 
 #include <optional>
 
-#include "duckdb/common/types/column/column_data_collection.hpp"
-#include "duckdb/common/types/data_chunk.hpp"
-#include "duckdb/main/materialized_query_result.hpp"
+#include "duckdb_shim/result_rows.h"
 
 namespace moraine::duckdb_shim {
 namespace {
@@ -40,35 +38,6 @@ Value Flag(const std::optional<bool>& flag) {
   return flag ? Value::BOOLEAN(*flag) : Value(LogicalType::BOOLEAN);
 }
 
-// Appends rows to a collection a chunk at a time.
-class RowWriter {
- public:
-  RowWriter(duckdb::ColumnDataCollection& collection, const duckdb::vector<LogicalType>& types)
-      : collection_(collection) {
-    chunk_.Initialize(duckdb::Allocator::DefaultAllocator(), types);
-  }
-  // A row of NULLs, to be filled with Set.
-  void NewRow() {
-    if (chunk_.size() == STANDARD_VECTOR_SIZE) Flush();
-    row_ = chunk_.size();
-    chunk_.SetCardinality(row_ + 1);
-    for (duckdb::idx_t column = 0; column < kColumnCount; ++column) {
-      chunk_.SetValue(column, row_, Value(chunk_.data[column].GetType()));
-    }
-  }
-  void Set(Column column, const Value& value) { chunk_.SetValue(column, row_, value); }
-  void Flush() {
-    if (chunk_.size() == 0) return;
-    collection_.Append(chunk_);
-    chunk_.Reset();
-  }
-
- private:
-  duckdb::ColumnDataCollection& collection_;
-  duckdb::DataChunk chunk_;
-  duckdb::idx_t row_ = 0;
-};
-
 }  // namespace
 
 duckdb::unique_ptr<duckdb::QueryResult> ConflictCheckResult(
@@ -83,9 +52,7 @@ duckdb::unique_ptr<duckdb::QueryResult> ConflictCheckResult(
     types[text] = LogicalType::VARCHAR;
   for (Column flag : {kContainsNull, kContainsNan}) types[flag] = LogicalType::BOOLEAN;
 
-  auto collection =
-      duckdb::make_uniq<duckdb::ColumnDataCollection>(duckdb::Allocator::DefaultAllocator(), types);
-  RowWriter rows(*collection, types);
+  ResultRows rows(std::move(names), std::move(types));
   rows.NewRow();
   rows.Set(kSnapshotId, Value::BIGINT(head.snapshot_id));
   rows.Set(kSchemaVersion, Value::BIGINT(head.schema_version));
@@ -116,10 +83,7 @@ duckdb::unique_ptr<duckdb::QueryResult> ConflictCheckResult(
       rows.Set(kExtraStats, Text(column.extra_stats));
     }
   }
-  rows.Flush();
-  return duckdb::make_uniq<duckdb::MaterializedQueryResult>(
-      duckdb::StatementType::SELECT_STATEMENT, duckdb::StatementProperties(), std::move(names),
-      std::move(collection), context.GetClientProperties());
+  return rows.Finish(context.GetClientProperties());
 }
 
 }  // namespace moraine::duckdb_shim

@@ -140,6 +140,15 @@ inline constexpr const char* kRunCommitLoopSymbol =
 inline constexpr const char* kConflictCheckQuerySymbol =
     "_ZN6duckdb23DuckLakeMetadataManager34GetSnapshotAndStatsAndChangesQueryB5cxx11Ev";
 
+//   static DuckLakeCatalogInfo DuckLakeMetadataManager::BuildCatalogForSnapshot(
+//       DuckLakeSnapshot, const std::function<unique_ptr<QueryResult>(DuckLakeSnapshot,
+//       string)> &query_executor, const string &base_data_path, const string &separator):
+//   DuckLake's catalog load, its six queries sent through query_executor.
+inline constexpr const char* kBuildCatalogForSnapshotSymbol =
+    "_ZN6duckdb23DuckLakeMetadataManager23BuildCatalogForSnapshotENS_16DuckLakeSnapshotERKSt8"
+    "functionIFNS_10unique_ptrINS_11QueryResultESt14default_deleteIS4_ELb1EEES1_NSt7__cxx1112"
+    "basic_stringIcSt11char_traitsIcESaIcEEEEERKSD_SJ_";
+
 // Whether DuckLake hands its commit loop to the manager (FlushChanges calls
 // FlushChangesServerSide instead of RunCommitLoop) is a flag of the
 // DuckLakeCatalog that only inline methods set. Its place is read from the

@@ -19,6 +19,7 @@
 #include "duckdb/planner/tableref/bound_at_clause.hpp"
 #include "duckdb/transaction/transaction.hpp"
 #include "duckdb/transaction/transaction_manager.hpp"
+#include "duckdb_shim/catalog_query_results.h"
 #include "duckdb_shim/conflict_check_result.h"
 #include "duckdb_shim/ducklake_catalog_abi.h"
 #include "duckdb_shim/ducklake_manager_abi.h"
@@ -139,8 +140,12 @@ struct Registration {
   std::atomic<uint64_t> catalog_full_reads{0};
   std::atomic<uint64_t> in_catalog_commits{0};
   std::atomic<uint64_t> native_conflict_checks{0};
+  std::atomic<uint64_t> native_catalog_queries{0};
   // The text of DuckLake's conflict-check query, as DuckLake returns it.
   std::string conflict_check_query;
+  // The texts of DuckLake's six catalog queries, as DuckLake sends them;
+  // nullopt leaves them to DuckLake's SQL.
+  std::optional<CatalogQueryTexts> catalog_queries;
   // Whether DuckLake hands its commit loops to moraine's managers, and why not.
   bool in_catalog_retry = false;
   std::string in_catalog_retry_reason;
@@ -358,6 +363,44 @@ abi::DuckLakeColumnInfo ColumnInfo(const commit::LakeColumn& column) {
   return info;
 }
 
+// The catalog at `snapshot` from the store: at the head (or after it, as a
+// commit builds the catalog at the snapshot it is writing: nothing begins
+// after the head) from the catalog kept at the head, unless this transaction
+// has staged writes; otherwise the records live at the snapshot.
+std::shared_ptr<const commit::LakeCatalog> LakeCatalogAt(void* manager,
+                                                         const MetadataConnection& metadata,
+                                                         abi::DuckLakeSnapshot snapshot) {
+  auto& registration = TheRegistration();
+  // The DuckLake catalog of the transaction: a duckdb::Transaction is the
+  // DuckLakeTransaction's first base, and its manager's database is the lake.
+  auto& transaction = *static_cast<duckdb::Transaction*>(StateOf(manager).ducklake_transaction);
+  auto& lake = transaction.manager.GetDB().GetCatalog();
+  const std::string data_path =
+      (reinterpret_cast<CatalogMethods*>(&lake)->*MemberAt<decltype(&CatalogMethods::GetDataPath)>(
+                                                      registration.get_data_path))();
+  const std::string separator =
+      (static_cast<ManagerSlots*>(manager)->*MemberAt<decltype(&ManagerSlots::GetPathSeparator)>(
+                                                 registration.get_path_separator))(data_path);
+  auto& moraine = MoraineTransaction::Get(metadata.context, *metadata.catalog);
+  auto* head_catalog = metadata.where.head_catalog;
+  const bool may_cache = head_catalog && !moraine.wrote(metadata.where);
+  return moraine.WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
+    const auto wanted = static_cast<int64_t>(snapshot.snapshot_id);
+    const auto head = rows.LatestSnapshot();
+    if (may_cache && head && head->snapshot_id <= wanted) {
+      auto served = head_catalog->AtHead(rows, head->snapshot_id, data_path, separator);
+      using Source = commit::HeadCatalogCache::Source;
+      auto& count = served.source == Source::kCached   ? registration.catalog_cache_hits
+                    : served.source == Source::kReread ? registration.catalog_cache_rereads
+                                                       : registration.catalog_full_reads;
+      count.fetch_add(1, std::memory_order_relaxed);
+      return served.catalog;
+    }
+    return std::shared_ptr<const commit::LakeCatalog>(std::make_shared<commit::LakeCatalog>(
+        commit::ReadLakeCatalog(rows, wanted, data_path, separator)));
+  });
+}
+
 // DuckLake's six catalog queries, answered from the records live at the
 // snapshot (at the head: from `current` alone).
 abi::DuckLakeCatalogInfo ManagerSlots::GetCatalogForSnapshot(abi::DuckLakeSnapshot snapshot) {
@@ -368,34 +411,7 @@ abi::DuckLakeCatalogInfo ManagerSlots::GetCatalogForSnapshot(abi::DuckLakeSnapsh
                        OriginalSlot(abi::kGetCatalogForSnapshotSlot)))(snapshot);
   };
   if (!metadata.catalog) return original();
-  // The DuckLake catalog of the transaction: a duckdb::Transaction is the
-  // DuckLakeTransaction's first base, and its manager's database is the lake.
-  auto& transaction = *static_cast<duckdb::Transaction*>(StateOf(this).ducklake_transaction);
-  auto& lake = transaction.manager.GetDB().GetCatalog();
-  const std::string data_path =
-      (reinterpret_cast<CatalogMethods*>(&lake)->*MemberAt<decltype(&CatalogMethods::GetDataPath)>(
-                                                      registration.get_data_path))();
-  const std::string separator = (this->*MemberAt<decltype(&ManagerSlots::GetPathSeparator)>(
-                                            registration.get_path_separator))(data_path);
-  auto& moraine = MoraineTransaction::Get(metadata.context, *metadata.catalog);
-  auto* head_catalog = metadata.where.head_catalog;
-  const bool may_cache = head_catalog && !moraine.wrote(metadata.where);
-  const auto lake_catalog =
-      moraine.WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
-        const auto wanted = static_cast<int64_t>(snapshot.snapshot_id);
-        const auto head = rows.LatestSnapshot();
-        if (may_cache && head && head->snapshot_id == wanted) {
-          auto served = head_catalog->AtHead(rows, wanted, data_path, separator);
-          using Source = commit::HeadCatalogCache::Source;
-          auto& count = served.source == Source::kCached   ? registration.catalog_cache_hits
-                        : served.source == Source::kReread ? registration.catalog_cache_rereads
-                                                           : registration.catalog_full_reads;
-          count.fetch_add(1, std::memory_order_relaxed);
-          return served.catalog;
-        }
-        return std::shared_ptr<const commit::LakeCatalog>(std::make_shared<commit::LakeCatalog>(
-            commit::ReadLakeCatalog(rows, wanted, data_path, separator)));
-      });
+  const auto lake_catalog = LakeCatalogAt(this, metadata, snapshot);
   if (lake_catalog->needs_sql()) return original();
   auto parse_quoted_list =
       reinterpret_cast<ParseQuotedListFunction>(registration.parse_quoted_list);
@@ -522,6 +538,17 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::QueryAtSnapshot(
     return (this->*MemberAt<decltype(&ManagerSlots::QueryAtSnapshot)>(
                        OriginalSlot(abi::kQueryAtSnapshotSlot)))(snapshot, query);
   };
+  const auto catalog_query = registration.catalog_queries
+                                 ? FindCatalogQuery(*registration.catalog_queries, query)
+                                 : std::nullopt;
+  if (catalog_query) {
+    auto metadata = MetadataConnectionOf(this);
+    if (!metadata.catalog) return original();
+    const auto lake_catalog = LakeCatalogAt(this, metadata, snapshot);
+    if (lake_catalog->needs_sql()) return original();
+    registration.native_catalog_queries.fetch_add(1, std::memory_order_relaxed);
+    return CatalogQueryResult(metadata.context, *catalog_query, *lake_catalog);
+  }
   if (query != registration.conflict_check_query) return original();
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog) return original();
@@ -584,6 +611,18 @@ void NativeMetadataManager::EnsureRegistered() {
   if (void* query_text = registration.module->Symbol(abi::kConflictCheckQuerySymbol)) {
     registration.conflict_check_query = reinterpret_cast<std::string (*)()>(query_text)();
     slots[abi::kQueryAtSnapshotSlot] = AddressOf(&ManagerSlots::QueryAtSnapshot);
+    // The catalog queries are answered from the same catalog the replaced
+    // GetCatalogForSnapshot serves, so only where that slot is moraine's.
+    void* build_catalog = registration.module->Symbol(abi::kBuildCatalogForSnapshotSymbol);
+    if (build_catalog &&
+        slots[abi::kGetCatalogForSnapshotSlot] == AddressOf(&ManagerSlots::GetCatalogForSnapshot)) {
+      std::string not_recorded;
+      registration.catalog_queries = RecordCatalogQueryTexts(build_catalog, &not_recorded);
+      if (!registration.catalog_queries) {
+        std::fprintf(stderr, "moraine: DuckLake's catalog queries stay DuckLake's SQL: %s\n",
+                     not_recorded.c_str());
+      }
+    }
   }
   registration.run_commit_loop = registration.module->Symbol(abi::kRunCommitLoopSymbol);
   registration.in_catalog_retry_reason =
@@ -634,6 +673,7 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
   status.in_catalog_retry_reason = registration.in_catalog_retry_reason;
   status.in_catalog_commits = registration.in_catalog_commits.load();
   status.native_conflict_checks = registration.native_conflict_checks.load();
+  status.native_catalog_queries = registration.native_catalog_queries.load();
   return status;
 }
 

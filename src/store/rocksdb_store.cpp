@@ -272,6 +272,32 @@ void UndoCreation(const std::string& path, DirectoryState before) {
   }
 }
 
+// RocksDB 7.8 keeps the log an open starts until a memtable flush moves past
+// it, and a session that writes nothing never flushes: each such session
+// left one empty log behind, and every later open lists, checks and replays
+// them all (later RocksDB releases delete them on reopen). Once more than a few have
+// gathered, one synced tombstone for a key no record uses (subspace 0 is no
+// subspace), flushed, moves the log number on and RocksDB drops them. Best
+// effort: a store that cannot take this write reports it at its next commit.
+constexpr size_t kLogsKeptBeforeRollover = 4;
+constexpr std::string_view kLogRolloverKey = std::string_view("\0log-rollover", 13);
+
+void DropLogsOfSessionsThatWroteNothing(rocksdb::DB& db, rocksdb::Env& env,
+                                        const std::string& path) {
+  // Listed from the directory: RocksDB's own list of logs leaves out empty ones.
+  std::vector<std::string> children;
+  if (!env.GetChildren(path, &children).ok()) return;
+  size_t logs = 0;
+  for (const std::string& child : children) logs += child.ends_with(".log") ? 1 : 0;
+  if (logs <= kLogsKeptBeforeRollover) return;
+  rocksdb::WriteBatch batch;
+  if (!batch.Delete(ToSlice(kLogRolloverKey)).ok()) return;
+  rocksdb::WriteOptions write_options;
+  write_options.sync = true;
+  if (!db.Write(write_options, &batch).ok()) return;
+  db.Flush(rocksdb::FlushOptions()).PermitUncheckedError();
+}
+
 // Opens the read-write instance; `before` is what Open found at the location
 // (kAbsent or kEmpty: create the store, removing it again on failure).
 void OpenWriterInto(RocksDbHandle& handle, const KvOptions& options, const std::string& path,
@@ -299,6 +325,7 @@ void OpenWriterInto(RocksDbHandle& handle, const KvOptions& options, const std::
     ThrowOpenError(status, options.location, "read-write");
   }
   handle.db.reset(db);
+  DropLogsOfSessionsThatWroteNothing(*handle.db, *rocks.env, path);
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ TEST(NativeManagerAbi, EveryDeclaredSymbolIsExportedByThePinnedDuckLake) {
   }
   EXPECT_EQ(distinct.size(), abi::kManagerSlotCount) << "a method is declared for two slots";
   for (const char* name : {abi::kRegisterSymbol, abi::kConstructorSymbol, abi::kGetConnectionSymbol,
-                           abi::kRunCommitLoopSymbol}) {
+                           abi::kRunCommitLoopSymbol, abi::kBuildCatalogForSnapshotSymbol}) {
     EXPECT_TRUE(symbols.count(name)) << name;
   }
   // The reader the catalog flag's offsets are read from, at its declared size.
@@ -116,7 +116,7 @@ TEST(NativeManagerAbi, RegistersOnceDuckLakeIsLoaded) {
   EXPECT_NE(status.ducklake_path.find("ducklake.duckdb_extension"), std::string::npos);
   const auto rows = session.Query("SELECT * FROM moraine_native_manager()");
   ASSERT_EQ(rows.size(), 1u);
-  ASSERT_EQ(rows[0].size(), 14u);
+  ASSERT_EQ(rows[0].size(), 15u);
   EXPECT_EQ(rows[0][0], "registered");
 }
 
@@ -277,6 +277,36 @@ TEST(NativeManager, ABadSwitchIsRefusedBeforeAnythingIsCreated) {
 void AttachLake(DuckLakeSession& session, const TempDir& dir) {
   session.Run("ATTACH 'ducklake:moraine:" + dir.path("lake.moraine") + "' AS lake (DATA_PATH '" +
               dir.path("files") + "/')");
+}
+
+// A commit of a new table or table version builds the catalog at its
+// snapshot with DuckLake's six catalog queries (to diff the partition keys);
+// the manager answers them from the store. A lake with a macro leaves them to
+// DuckLake's SQL, which still commits. (The differential script
+// catalog_keys.sql checks the rows these commits write.)
+TEST(NativeManager, ACommitOfANewTableVersionReadsTheCatalogQueriesFromTheStore) {
+  TempDir dir;
+  DuckLakeSession session;
+  AttachLake(session, dir);
+  session.Run("CREATE TABLE lake.t(a INTEGER, b INTEGER)");
+  session.Run("ALTER TABLE lake.t SET PARTITIONED BY (b)");
+  auto answered = [] { return NativeMetadataManager::CurrentStatus().native_catalog_queries; };
+  uint64_t before = answered();
+  session.Run("ALTER TABLE lake.t ADD COLUMN c VARCHAR");
+  EXPECT_EQ(answered() - before, 6u);
+  before = answered();
+  session.Run("CREATE TABLE lake.u(x INTEGER)");
+  EXPECT_EQ(answered() - before, 6u);
+  // The partition key was diffed against the one the store holds: one live
+  // partition, not a second.
+  EXPECT_EQ(session.Query("SELECT count(*) FROM __ducklake_metadata_lake.ducklake_partition_info "
+                          "WHERE end_snapshot IS NULL"),
+            (Rows{{"1"}}));
+  session.Run("CREATE MACRO lake.one() AS 1");
+  before = answered();
+  session.Run("ALTER TABLE lake.t ADD COLUMN d INTEGER");
+  EXPECT_EQ(answered(), before);
+  EXPECT_EQ(session.Query("SELECT count(*) FROM lake.t"), (Rows{{"0"}}));
 }
 
 // The catalog kept at the head is shared by every connection of the process
