@@ -180,44 +180,56 @@ duckdb::unique_ptr<duckdb::QueryResult> Views(const commit::LakeCatalog& catalog
   return rows.Finish(properties);
 }
 
-duckdb::unique_ptr<duckdb::QueryResult> Partitions(const commit::LakeCatalog& catalog,
-                                                   const duckdb::ClientProperties& properties) {
-  ResultRows rows({"partition_id", "table_id", "partition_key_index", "column_id", "transform"},
-                  {LogicalType::BIGINT, LogicalType::BIGINT, LogicalType::BIGINT,
-                   LogicalType::BIGINT, LogicalType::VARCHAR});
-  for (const auto& partition : catalog.partitions) {
-    for (const auto& field : partition.fields) {
+// One row per key field of `keys` (partitions or sorts): the key's id, its
+// table, the field's index, then what `set_fields` writes from column 3 on.
+template <class SetFields>
+duckdb::unique_ptr<duckdb::QueryResult> KeyRows(const std::vector<commit::LakeKey>& keys,
+                                                duckdb::vector<std::string> names,
+                                                duckdb::vector<LogicalType> types,
+                                                const SetFields& set_fields,
+                                                const duckdb::ClientProperties& properties) {
+  ResultRows rows(std::move(names), std::move(types));
+  for (const auto& key : keys) {
+    for (const auto& field : key.fields) {
       rows.NewRow();
-      rows.Set(0, Id(partition.id));
-      rows.Set(1, Id(partition.table_id));
+      rows.Set(0, Id(key.id));
+      rows.Set(1, Id(key.table_id));
       rows.Set(2, Id(field.key_index));
-      rows.Set(3, Id(field.column_id));
-      rows.Set(4, Text(field.transform));
+      set_fields(rows, field);
     }
   }
   return rows.Finish(properties);
 }
 
+duckdb::unique_ptr<duckdb::QueryResult> Partitions(const commit::LakeCatalog& catalog,
+                                                   const duckdb::ClientProperties& properties) {
+  return KeyRows(
+      catalog.partitions,
+      {"partition_id", "table_id", "partition_key_index", "column_id", "transform"},
+      {LogicalType::BIGINT, LogicalType::BIGINT, LogicalType::BIGINT, LogicalType::BIGINT,
+       LogicalType::VARCHAR},
+      [](ResultRows& rows, const commit::LakeKeyField& field) {
+        rows.Set(3, Id(field.column_id));
+        rows.Set(4, Text(field.transform));
+      },
+      properties);
+}
+
 duckdb::unique_ptr<duckdb::QueryResult> Sorts(const commit::LakeCatalog& catalog,
                                               const duckdb::ClientProperties& properties) {
-  ResultRows rows(
+  return KeyRows(
+      catalog.sorts,
       {"sort_id", "table_id", "sort_key_index", "expression", "dialect", "sort_direction",
        "null_order"},
       {LogicalType::BIGINT, LogicalType::BIGINT, LogicalType::BIGINT, LogicalType::VARCHAR,
-       LogicalType::VARCHAR, LogicalType::VARCHAR, LogicalType::VARCHAR});
-  for (const auto& sort : catalog.sorts) {
-    for (const auto& field : sort.fields) {
-      rows.NewRow();
-      rows.Set(0, Id(sort.id));
-      rows.Set(1, Id(sort.table_id));
-      rows.Set(2, Id(field.key_index));
-      rows.Set(3, Text(field.expression));
-      rows.Set(4, Text(field.dialect));
-      rows.Set(5, Value(field.descending ? "DESC" : "ASC"));
-      rows.Set(6, Value(field.nulls_first ? "NULLS_FIRST" : "NULLS_LAST"));
-    }
-  }
-  return rows.Finish(properties);
+       LogicalType::VARCHAR, LogicalType::VARCHAR, LogicalType::VARCHAR},
+      [](ResultRows& rows, const commit::LakeKeyField& field) {
+        rows.Set(3, Text(field.expression));
+        rows.Set(4, Text(field.dialect));
+        rows.Set(5, Value(field.descending ? "DESC" : "ASC"));
+        rows.Set(6, Value(field.nulls_first ? "NULLS_FIRST" : "NULLS_LAST"));
+      },
+      properties);
 }
 
 // A catalog without macros (CatalogQueryResult's precondition) has no rows here.

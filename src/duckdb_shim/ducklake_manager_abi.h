@@ -140,6 +140,12 @@ inline constexpr const char* kRunCommitLoopSymbol =
 inline constexpr const char* kConflictCheckQuerySymbol =
     "_ZN6duckdb23DuckLakeMetadataManager34GetSnapshotAndStatsAndChangesQueryB5cxx11Ev";
 
+//   static string DuckLakeMetadataManager::LatestInlinedTableQuery(idx_t table_id):
+//   the text of the lookup every commit that inlines rows sends through
+//   Query(snapshot, query) for the table's newest inlined data table.
+inline constexpr const char* kLatestInlinedTableQuerySymbol =
+    "_ZN6duckdb23DuckLakeMetadataManager23LatestInlinedTableQueryB5cxx11Em";
+
 //   static DuckLakeCatalogInfo DuckLakeMetadataManager::BuildCatalogForSnapshot(
 //       DuckLakeSnapshot, const std::function<unique_ptr<QueryResult>(DuckLakeSnapshot,
 //       string)> &query_executor, const string &base_data_path, const string &separator):

@@ -24,6 +24,7 @@
 #include "duckdb_shim/ducklake_catalog_abi.h"
 #include "duckdb_shim/ducklake_manager_abi.h"
 #include "duckdb_shim/ducklake_module.h"
+#include "duckdb_shim/latest_inlined_table_result.h"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
 #include "duckdb_shim/moraine_transaction_manager.h"
@@ -141,11 +142,14 @@ struct Registration {
   std::atomic<uint64_t> in_catalog_commits{0};
   std::atomic<uint64_t> native_conflict_checks{0};
   std::atomic<uint64_t> native_catalog_queries{0};
+  std::atomic<uint64_t> native_inlined_table_lookups{0};
   // The text of DuckLake's conflict-check query, as DuckLake returns it.
   std::string conflict_check_query;
   // The texts of DuckLake's six catalog queries, as DuckLake sends them;
   // nullopt leaves them to DuckLake's SQL.
   std::optional<CatalogQueryTexts> catalog_queries;
+  // DuckLake's text of the newest-inlined-table lookup; null leaves it to SQL.
+  LatestInlinedTableQueryFunction latest_inlined_table_query = nullptr;
   // Whether DuckLake hands its commit loops to moraine's managers, and why not.
   bool in_catalog_retry = false;
   std::string in_catalog_retry_reason;
@@ -549,6 +553,19 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::QueryAtSnapshot(
     registration.native_catalog_queries.fetch_add(1, std::memory_order_relaxed);
     return CatalogQueryResult(metadata.context, *catalog_query, *lake_catalog);
   }
+  if (const auto table_id =
+          registration.latest_inlined_table_query
+              ? LatestInlinedTableQueryOf(registration.latest_inlined_table_query, query)
+              : std::nullopt) {
+    auto metadata = MetadataConnectionOf(this);
+    if (!metadata.catalog) return original();
+    auto result = MoraineTransaction::Get(metadata.context, *metadata.catalog)
+                      .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
+                        return LatestInlinedTableResult(metadata.context, rows, *table_id);
+                      });
+    registration.native_inlined_table_lookups.fetch_add(1, std::memory_order_relaxed);
+    return result;
+  }
   if (query != registration.conflict_check_query) return original();
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog) return original();
@@ -611,6 +628,8 @@ void NativeMetadataManager::EnsureRegistered() {
   if (void* query_text = registration.module->Symbol(abi::kConflictCheckQuerySymbol)) {
     registration.conflict_check_query = reinterpret_cast<std::string (*)()>(query_text)();
     slots[abi::kQueryAtSnapshotSlot] = AddressOf(&ManagerSlots::QueryAtSnapshot);
+    registration.latest_inlined_table_query = reinterpret_cast<LatestInlinedTableQueryFunction>(
+        registration.module->Symbol(abi::kLatestInlinedTableQuerySymbol));
     // The catalog queries are answered from the same catalog the replaced
     // GetCatalogForSnapshot serves, so only where that slot is moraine's.
     void* build_catalog = registration.module->Symbol(abi::kBuildCatalogForSnapshotSymbol);
@@ -674,6 +693,7 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
   status.in_catalog_commits = registration.in_catalog_commits.load();
   status.native_conflict_checks = registration.native_conflict_checks.load();
   status.native_catalog_queries = registration.native_catalog_queries.load();
+  status.native_inlined_table_lookups = registration.native_inlined_table_lookups.load();
   return status;
 }
 

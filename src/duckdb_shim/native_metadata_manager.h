@@ -69,8 +69,9 @@ class NativeMetadataManager {
     bool in_catalog_retry = false;
     std::string in_catalog_retry_reason;
     uint64_t in_catalog_commits = 0;
-    uint64_t native_conflict_checks = 0;  // DuckLake's re-checks after lost races
-    uint64_t native_catalog_queries = 0;  // catalog queries of DuckLake's commits
+    uint64_t native_conflict_checks = 0;        // DuckLake's re-checks after lost races
+    uint64_t native_catalog_queries = 0;        // catalog queries of DuckLake's commits
+    uint64_t native_inlined_table_lookups = 0;  // newest inlined table, per inlining commit
   };
 
   // Registers the factory if DuckLake is loaded and not registered yet. A

@@ -268,13 +268,12 @@ duckdb::unique_ptr<duckdb::FunctionData> NativeManagerBind(
            "in_catalog_retry",
            "in_catalog_commits",
            "native_conflict_checks",
-           "native_catalog_queries"};
+           "native_catalog_queries",
+           "native_inlined_table_lookups"};
   types.assign(3, duckdb::LogicalType::VARCHAR);
   types.resize(11, duckdb::LogicalType::UBIGINT);
   types.push_back(duckdb::LogicalType::BOOLEAN);
-  types.push_back(duckdb::LogicalType::UBIGINT);
-  types.push_back(duckdb::LogicalType::UBIGINT);
-  types.push_back(duckdb::LogicalType::UBIGINT);
+  types.resize(16, duckdb::LogicalType::UBIGINT);
   return duckdb::make_uniq<duckdb::TableFunctionData>();
 }
 
@@ -303,6 +302,7 @@ void NativeManagerStatus(duckdb::ClientContext&, duckdb::TableFunctionInput& inp
   output.SetValue(12, 0, duckdb::Value::UBIGINT(status.in_catalog_commits));
   output.SetValue(13, 0, duckdb::Value::UBIGINT(status.native_conflict_checks));
   output.SetValue(14, 0, duckdb::Value::UBIGINT(status.native_catalog_queries));
+  output.SetValue(15, 0, duckdb::Value::UBIGINT(status.native_inlined_table_lookups));
 }
 
 }  // namespace

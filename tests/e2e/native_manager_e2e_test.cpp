@@ -15,6 +15,7 @@
 
 #include "duckdb_shim/ducklake_manager_abi.h"
 #include "duckdb_shim/ducklake_module.h"
+#include "duckdb_shim/latest_inlined_table_result.h"
 #include "duckdb_shim/native_metadata_manager.h"
 #include "support/ducklake_session.h"
 #include "support/run_process.h"
@@ -55,7 +56,8 @@ TEST(NativeManagerAbi, EveryDeclaredSymbolIsExportedByThePinnedDuckLake) {
   }
   EXPECT_EQ(distinct.size(), abi::kManagerSlotCount) << "a method is declared for two slots";
   for (const char* name : {abi::kRegisterSymbol, abi::kConstructorSymbol, abi::kGetConnectionSymbol,
-                           abi::kRunCommitLoopSymbol, abi::kBuildCatalogForSnapshotSymbol}) {
+                           abi::kRunCommitLoopSymbol, abi::kBuildCatalogForSnapshotSymbol,
+                           abi::kLatestInlinedTableQuerySymbol}) {
     EXPECT_TRUE(symbols.count(name)) << name;
   }
   // The reader the catalog flag's offsets are read from, at its declared size.
@@ -116,7 +118,7 @@ TEST(NativeManagerAbi, RegistersOnceDuckLakeIsLoaded) {
   EXPECT_NE(status.ducklake_path.find("ducklake.duckdb_extension"), std::string::npos);
   const auto rows = session.Query("SELECT * FROM moraine_native_manager()");
   ASSERT_EQ(rows.size(), 1u);
-  ASSERT_EQ(rows[0].size(), 15u);
+  ASSERT_EQ(rows[0].size(), 16u);
   EXPECT_EQ(rows[0][0], "registered");
 }
 
@@ -307,6 +309,44 @@ TEST(NativeManager, ACommitOfANewTableVersionReadsTheCatalogQueriesFromTheStore)
   session.Run("ALTER TABLE lake.t ADD COLUMN d INTEGER");
   EXPECT_EQ(answered(), before);
   EXPECT_EQ(session.Query("SELECT count(*) FROM lake.t"), (Rows{{"0"}}));
+}
+
+// Every commit that inlines rows asks for the table's newest inlined data
+// table; the manager answers DuckLake's very text from the store, and nothing
+// else that merely looks like it.
+TEST(NativeManager, TheNewestInlinedTableOfACommitIsLookedUpInTheStore) {
+  TempDir dir;
+  DuckLakeSession session;
+  AttachLake(session, dir);
+  session.Run("CREATE TABLE lake.t(a INTEGER)");
+  session.Run("INSERT INTO lake.t VALUES (1)");
+  auto looked_up = [] {
+    return NativeMetadataManager::CurrentStatus().native_inlined_table_lookups;
+  };
+  uint64_t before = looked_up();
+  session.Run("INSERT INTO lake.t VALUES (2)");
+  EXPECT_EQ(looked_up() - before, 1u);
+  // After a schema change the rows go to the new version's inlined table.
+  session.Run("ALTER TABLE lake.t ADD COLUMN b VARCHAR");
+  session.Run("INSERT INTO lake.t VALUES (3, 'three')");
+  session.Run("INSERT INTO lake.t VALUES (4, 'four')");
+  EXPECT_EQ(session.Query("SELECT a, b FROM lake.t ORDER BY a"),
+            (Rows{{"1", "NULL"}, {"2", "NULL"}, {"3", "three"}, {"4", "four"}}));
+
+  std::string why;
+  auto module = DuckLakeModule::Find(&why);
+  ASSERT_TRUE(module) << why;
+  auto text_for = reinterpret_cast<duckdb_shim::LatestInlinedTableQueryFunction>(
+      module->Symbol(abi::kLatestInlinedTableQuerySymbol));
+  ASSERT_NE(text_for, nullptr);
+  EXPECT_EQ(duckdb_shim::LatestInlinedTableQueryOf(text_for, text_for(7) + ";"), 7);
+  EXPECT_EQ(duckdb_shim::LatestInlinedTableQueryOf(text_for, text_for(12)), 12);
+  EXPECT_EQ(duckdb_shim::LatestInlinedTableQueryOf(text_for, text_for(7) + " OR true;"),
+            std::nullopt);
+  std::string other_table = text_for(7);
+  other_table.replace(other_table.rfind('7'), 1, "8");
+  EXPECT_EQ(duckdb_shim::LatestInlinedTableQueryOf(text_for, other_table), std::nullopt);
+  EXPECT_EQ(duckdb_shim::LatestInlinedTableQueryOf(text_for, "SELECT 1"), std::nullopt);
 }
 
 // The catalog kept at the head is shared by every connection of the process
