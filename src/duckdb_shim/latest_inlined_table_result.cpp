@@ -1,6 +1,7 @@
 #include "duckdb_shim/latest_inlined_table_result.h"
 
 #include <charconv>
+#include <vector>
 
 #include "commit/table_rows.h"
 #include "duckdb_shim/result_rows.h"
@@ -25,21 +26,26 @@ std::optional<int64_t> LatestInlinedTableQueryOf(LatestInlinedTableQueryFunction
 duckdb::unique_ptr<duckdb::QueryResult> LatestInlinedTableResult(duckdb::ClientContext& context,
                                                                  commit::RowTransaction& rows,
                                                                  int64_t table_id) {
-  std::optional<std::pair<std::string, int64_t>> latest;
   // In key order (table_id, schema_version): the last row has the largest.
+  std::optional<commit::Row> latest;
+  std::vector<size_t> columns;
   commit::TableRows(rows, "ducklake_inlined_data_tables",
                     {"table_id", "table_name", "schema_version"})
       .ForEachWithKey(table_id, [&](const std::vector<size_t>& at, const commit::Row& row) {
-        const auto* name = std::get_if<std::string>(&row[at[1]]);
-        const auto* version = std::get_if<int64_t>(&row[at[2]]);
-        if (name && version) latest.emplace(*name, *version);
+        columns = at;
+        latest = row;
       });
   ResultRows result({"table_name", "schema_version"},
                     {duckdb::LogicalType::VARCHAR, duckdb::LogicalType::BIGINT});
   if (latest) {
+    // As the SQL gives the row: a NULL cell stays NULL.
     result.NewRow();
-    result.Set(0, duckdb::Value(latest->first));
-    result.Set(1, duckdb::Value::BIGINT(latest->second));
+    if (const auto* name = std::get_if<std::string>(&(*latest)[columns[1]])) {
+      result.Set(0, duckdb::Value(*name));
+    }
+    if (const auto* version = std::get_if<int64_t>(&(*latest)[columns[2]])) {
+      result.Set(1, duckdb::Value::BIGINT(*version));
+    }
   }
   return result.Finish(context.GetClientProperties());
 }

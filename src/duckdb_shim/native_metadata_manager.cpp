@@ -533,8 +533,11 @@ void ManagerSlots::FlushChangesServerSide(TransactionMethods& transaction,
   registration.in_catalog_commits.fetch_add(1, std::memory_order_relaxed);
 }
 
-// DuckLake's conflict check after a lost race, answered from the store
-// (conflict_check_result.h); every other query stays DuckLake's.
+// Three of DuckLake's queries answered from the store: the six catalog
+// queries of a commit of a new table or table version
+// (catalog_query_results.h), the newest-inlined-table lookup of a commit that
+// inlines rows (latest_inlined_table_result.h) and the conflict check after a
+// lost race (conflict_check_result.h); every other query stays DuckLake's.
 duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::QueryAtSnapshot(
     abi::DuckLakeSnapshot snapshot, std::string& query) {
   auto& registration = TheRegistration();
@@ -542,43 +545,40 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::QueryAtSnapshot(
     return (this->*MemberAt<decltype(&ManagerSlots::QueryAtSnapshot)>(
                        OriginalSlot(abi::kQueryAtSnapshotSlot)))(snapshot, query);
   };
+  // Which of the queries moraine answers this is, if any.
   const auto catalog_query = registration.catalog_queries
                                  ? FindCatalogQuery(*registration.catalog_queries, query)
                                  : std::nullopt;
+  const auto inlined_table_id =
+      !catalog_query && registration.latest_inlined_table_query
+          ? LatestInlinedTableQueryOf(registration.latest_inlined_table_query, query)
+          : std::nullopt;
+  if (!catalog_query && !inlined_table_id && query != registration.conflict_check_query) {
+    return original();
+  }
+  auto metadata = MetadataConnectionOf(this);
+  if (!metadata.catalog) return original();
   if (catalog_query) {
-    auto metadata = MetadataConnectionOf(this);
-    if (!metadata.catalog) return original();
     const auto lake_catalog = LakeCatalogAt(this, metadata, snapshot);
     if (lake_catalog->needs_sql()) return original();
     registration.native_catalog_queries.fetch_add(1, std::memory_order_relaxed);
     return CatalogQueryResult(metadata.context, *catalog_query, *lake_catalog);
   }
-  if (const auto table_id =
-          registration.latest_inlined_table_query
-              ? LatestInlinedTableQueryOf(registration.latest_inlined_table_query, query)
-              : std::nullopt) {
-    auto metadata = MetadataConnectionOf(this);
-    if (!metadata.catalog) return original();
-    auto result = MoraineTransaction::Get(metadata.context, *metadata.catalog)
-                      .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
-                        return LatestInlinedTableResult(metadata.context, rows, *table_id);
-                      });
+  auto& moraine = MoraineTransaction::Get(metadata.context, *metadata.catalog);
+  if (inlined_table_id) {
+    auto result = moraine.WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
+      return LatestInlinedTableResult(metadata.context, rows, *inlined_table_id);
+    });
     registration.native_inlined_table_lookups.fetch_add(1, std::memory_order_relaxed);
     return result;
   }
-  if (query != registration.conflict_check_query) return original();
-  auto metadata = MetadataConnectionOf(this);
-  if (!metadata.catalog) return original();
-  auto result = MoraineTransaction::Get(metadata.context, *metadata.catalog)
-                    .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
-                      const auto head = rows.LatestSnapshot();
-                      if (!head)
-                        throw duckdb::InvalidInputException("No snapshot found in DuckLake");
-                      return ConflictCheckResult(
-                          metadata.context, *head,
-                          rows.ChangesAfter(static_cast<int64_t>(snapshot.snapshot_id)),
-                          rows.AllTableStats());
-                    });
+  auto result = moraine.WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
+    const auto head = rows.LatestSnapshot();
+    if (!head) throw duckdb::InvalidInputException("No snapshot found in DuckLake");
+    return ConflictCheckResult(metadata.context, *head,
+                               rows.ChangesAfter(static_cast<int64_t>(snapshot.snapshot_id)),
+                               rows.AllTableStats());
+  });
   registration.native_conflict_checks.fetch_add(1, std::memory_order_relaxed);
   return result;
 }
