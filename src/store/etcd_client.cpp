@@ -23,6 +23,13 @@ std::shared_ptr<grpc::Channel> MakeChannel(const std::string& endpoint) {
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  // A member that stops answering without closing its connection (stopped,
+  // or cut off by the network) would hold a watch stream silent forever:
+  // HTTP/2 pings find it. No more often than etcd's --grpc-keepalive-min-time
+  // (5 s by default) allows, or the server closes the connection.
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 3000);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   return grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
 }
 
@@ -36,7 +43,9 @@ EtcdClient::EtcdClient(const EtcdLocation& location, std::string display_locatio
                        EtcdStoreOptions options)
     : display_location_(std::move(display_location)), options_(options) {
   for (const auto& endpoint : location.endpoints) {
-    stubs_.push_back(etcdserverpb::KV::NewStub(MakeChannel(endpoint)));
+    auto channel = MakeChannel(endpoint);
+    stubs_.push_back(etcdserverpb::KV::NewStub(channel));
+    watch_stubs_.push_back(etcdserverpb::Watch::NewStub(channel));
   }
 }
 
@@ -74,6 +83,7 @@ etcdserverpb::RangeResponse EtcdClient::Range(const etcdserverpb::RangeRequest& 
     grpc::ClientContext context;
     SetDeadline(context, options_.rpc_timeout);
     etcdserverpb::RangeResponse response;
+    ranges_.fetch_add(1, std::memory_order_relaxed);
     const grpc::Status status =
         stub.Range(&context, linearizable ? *linearizable : request, &response);
     switch (ClassifyEtcdStatus(status)) {
@@ -116,9 +126,18 @@ grpc::Status EtcdClient::TxnOnce(const etcdserverpb::TxnRequest& request,
   auto& stub = CurrentStub(&index);
   grpc::ClientContext context;
   SetDeadline(context, timeout);
+  txns_.fetch_add(1, std::memory_order_relaxed);
   grpc::Status status = stub.Txn(&context, request, response);
   if (ClassifyEtcdStatus(status) == EtcdStatusKind::kTransient) Advance(index);
   return status;
+}
+
+std::unique_ptr<grpc::ClientReaderWriter<etcdserverpb::WatchRequest, etcdserverpb::WatchResponse>>
+EtcdClient::OpenWatch(grpc::ClientContext* context, size_t* member) {
+  CurrentStub(member);
+  // etcd's own client sets this for WithRequireLeader.
+  context->AddMetadata("hasleader", "true");
+  return watch_stubs_[*member]->Watch(context);
 }
 
 grpc::Status EtcdClient::DeleteRangeOnce(const etcdserverpb::DeleteRangeRequest& request,

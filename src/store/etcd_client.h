@@ -15,6 +15,7 @@
 
 #include "store/etcd/rpc.grpc.pb.h"
 #include "store/etcd_location.h"
+#include "store/etcd_rpc_counts.h"
 #include "store/etcd_store_options.h"
 
 namespace moraine::store {
@@ -39,6 +40,14 @@ class EtcdClient {
   grpc::Status TxnOnce(const etcdserverpb::TxnRequest& request, etcdserverpb::TxnResponse* response,
                        std::chrono::milliseconds timeout);
 
+  // A watch stream on the current member, alive as long as `context` (which
+  // it marks to require a leader: a member cut off from the cluster ends the
+  // stream instead of going quiet). `member` names it for WatchFailed.
+  std::unique_ptr<grpc::ClientReaderWriter<etcdserverpb::WatchRequest, etcdserverpb::WatchResponse>>
+  OpenWatch(grpc::ClientContext* context, size_t* member);
+  // A watch stream on `member` broke: later calls go to the next member.
+  void WatchFailed(size_t member) { Advance(member); }
+
   // One DeleteRange RPC with a short deadline, for best-effort cleanup.
   grpc::Status DeleteRangeOnce(const etcdserverpb::DeleteRangeRequest& request,
                                std::chrono::milliseconds timeout);
@@ -55,6 +64,11 @@ class EtcdClient {
   // Throws IoError saying the cluster could not be reached in time.
   [[noreturn]] void ThrowUnreachable(const grpc::Status& last) const;
 
+  // RPCs sent so far.
+  EtcdRpcCounts rpc_counts() const {
+    return {ranges_.load(std::memory_order_relaxed), txns_.load(std::memory_order_relaxed)};
+  }
+
  private:
   etcdserverpb::KV::Stub& CurrentStub(size_t* index);
   void Advance(size_t from);
@@ -62,7 +76,10 @@ class EtcdClient {
   std::string display_location_;
   EtcdStoreOptions options_;
   std::vector<std::unique_ptr<etcdserverpb::KV::Stub>> stubs_;
+  std::vector<std::unique_ptr<etcdserverpb::Watch::Stub>> watch_stubs_;  // same members
   std::atomic<size_t> current_{0};
+  std::atomic<uint64_t> ranges_{0};
+  std::atomic<uint64_t> txns_{0};
 };
 
 }  // namespace moraine::store

@@ -3,6 +3,8 @@
 // Where a lake's keys live in the cluster. etcd keys are byte strings ordered
 // bytewise, like moraine's, so a moraine key maps to data_prefix + key and
 // every range and its order carry over unchanged:
+//   <prefix>/c                 the commit marker: every commit puts it, so its
+//                              mod revision is the lake's newest commit's
 //   <prefix>/k/<moraine key>   the lake's keys (everything KvStore exposes)
 //   <prefix>/t/<handle>/<n>    commit tokens, one per concurrent commit of a
 //                              store handle (see etcd_store.h)
@@ -17,7 +19,9 @@ namespace moraine::store {
 
 struct EtcdKeyspace {
   explicit EtcdKeyspace(std::string_view prefix)
-      : data_prefix(std::string(prefix) + "/k/"), token_prefix(std::string(prefix) + "/t/") {}
+      : commit_marker(std::string(prefix) + "/c"),
+        data_prefix(std::string(prefix) + "/k/"),
+        token_prefix(std::string(prefix) + "/t/") {}
 
   std::string Data(std::string_view key) const { return data_prefix + std::string(key); }
   std::string_view StripData(std::string_view etcd_key) const {
@@ -29,6 +33,12 @@ struct EtcdKeyspace {
     return range.end.empty() ? PrefixSuccessor(data_prefix) : Data(range.end);
   }
 
+  // What a change watch covers: the commit marker and the data (the marker
+  // sorts before the data, and nothing of the lake lies between).
+  std::string WatchBegin() const { return commit_marker; }
+  std::string WatchEnd() const { return PrefixSuccessor(data_prefix); }
+
+  std::string commit_marker;
   std::string data_prefix;
   std::string token_prefix;
 };

@@ -144,7 +144,8 @@ void RequireUsableEtcdLimits(const EtcdLimits& limits, const std::string& locati
 
 std::string TooManyOpsMessage(const std::string& location, uint64_t ops) {
   return "the etcd cluster at " + location + " cannot take a commit of " + std::to_string(ops) +
-         " operations in one transaction (its keys and a commit token): start every member "
+         " operations in one transaction (its keys, a commit token and the commit marker): start "
+         "every member "
          "with --max-txn-ops of at least " +
          std::to_string(ops) + " (etcd's default is 128)";
 }

@@ -17,6 +17,14 @@ EtcdScanIterator::EtcdScanIterator(std::shared_ptr<EtcdClient> client, const Etc
   FetchPage(std::move(begin));
 }
 
+EtcdScanIterator::EtcdScanIterator(std::shared_ptr<const etcdserverpb::RangeResponse> page,
+                                   size_t strip)
+    : strip_(strip), revision_(0), page_size_(0), page_(std::move(page)) {}
+
+std::shared_ptr<const etcdserverpb::RangeResponse> EtcdScanIterator::OnlyPage() const {
+  return first_page_ && page_ && !page_->more() ? page_ : nullptr;
+}
+
 void EtcdScanIterator::FetchPage(std::string begin) {
   etcdserverpb::RangeRequest request;
   request.set_key(std::move(begin));
@@ -24,25 +32,26 @@ void EtcdScanIterator::FetchPage(std::string begin) {
   request.set_revision(revision_);
   request.set_serializable(true);  // see etcd_snapshot.h
   request.set_limit(page_size_);
-  page_ = client_->Range(request);
+  first_page_ = page_ == nullptr;
+  page_ = std::make_shared<const etcdserverpb::RangeResponse>(client_->Range(request));
   index_ = 0;
 }
 
-bool EtcdScanIterator::Valid() const { return index_ < page_.kvs_size(); }
+bool EtcdScanIterator::Valid() const { return page_ && index_ < page_->kvs_size(); }
 
 void EtcdScanIterator::Next() {
   if (!Valid()) return;
-  if (++index_ < page_.kvs_size() || !page_.more()) return;
+  if (++index_ < page_->kvs_size() || !page_->more()) return;
   // The next page starts just after the last key of this one.
-  std::string after = page_.kvs(index_ - 1).key();
+  std::string after = page_->kvs(index_ - 1).key();
   after.push_back('\0');
   FetchPage(std::move(after));
 }
 
 std::string_view EtcdScanIterator::key() const {
-  return std::string_view(page_.kvs(index_).key()).substr(strip_);
+  return std::string_view(page_->kvs(index_).key()).substr(strip_);
 }
 
-std::string_view EtcdScanIterator::value() const { return page_.kvs(index_).value(); }
+std::string_view EtcdScanIterator::value() const { return page_->kvs(index_).value(); }
 
 }  // namespace moraine::store

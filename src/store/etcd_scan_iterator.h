@@ -3,7 +3,8 @@
 // An ascending KvIterator over one key range of an etcd revision, fetched in
 // pages: each page is one Range RPC at the snapshot's revision, so pages
 // agree with each other however long the scan takes (until the cluster
-// compacts that revision). Single-threaded, like every KvIterator.
+// compacts that revision). Or over one complete page already read (from an
+// EtcdReadCache). Single-threaded, like every KvIterator.
 
 #include <memory>
 #include <string>
@@ -20,6 +21,12 @@ class EtcdScanIterator final : public KvIterator {
  public:
   EtcdScanIterator(std::shared_ptr<EtcdClient> client, const EtcdKeyspace& keyspace,
                    const KeyRange& range, int64_t revision, int64_t page_size);
+  // Over `page` alone (null: an empty scan); `strip`: bytes of the data
+  // prefix to drop from each key.
+  EtcdScanIterator(std::shared_ptr<const etcdserverpb::RangeResponse> page, size_t strip);
+
+  // The scan's first page if it is the whole scan, else null.
+  std::shared_ptr<const etcdserverpb::RangeResponse> OnlyPage() const;
 
   bool Valid() const override;
   void Next() override;
@@ -34,7 +41,8 @@ class EtcdScanIterator final : public KvIterator {
   std::string end_;
   int64_t revision_;
   int64_t page_size_;
-  etcdserverpb::RangeResponse page_;
+  std::shared_ptr<const etcdserverpb::RangeResponse> page_;
+  bool first_page_ = true;
   int index_ = 0;
 };
 

@@ -12,8 +12,15 @@
 // revision", when the read is repeated linearizably (EtcdClient::Range). A
 // DuckLake commit makes about twenty reads; each linearizable one would cost
 // a heartbeat round across the cluster.
+//
+// Most of those reads are answered by the handle's EtcdReadCache instead,
+// when it can prove the answer (see etcd_read_cache.h); what the cluster
+// answers is offered to it.
 
+#include <atomic>
+#include <chrono>
 #include <memory>
+#include <optional>
 
 #include "store/etcd_keyspace.h"
 #include "store/kv_store.h"
@@ -21,11 +28,16 @@
 namespace moraine::store {
 
 class EtcdClient;
+class EtcdReadCache;
 
 class EtcdSnapshot final : public KvSnapshot {
  public:
+  // `last_change`: the revision of the lake's newest commit at `revision`
+  // (nullopt if unknown: then `cache` answers nothing). `cache` may be null.
+  // A first lookup waits up to `cache_wait` for the cache to catch up.
   EtcdSnapshot(std::shared_ptr<EtcdClient> client, EtcdKeyspace keyspace, int64_t revision,
-               int64_t page_size);
+               int64_t page_size, std::shared_ptr<EtcdReadCache> cache,
+               std::optional<int64_t> last_change, std::chrono::milliseconds cache_wait);
 
   std::optional<std::string> Get(std::string_view key) const override;
   std::unique_ptr<KvIterator> Scan(const KeyRange& range) const override;
@@ -35,8 +47,15 @@ class EtcdSnapshot final : public KvSnapshot {
  private:
   std::shared_ptr<EtcdClient> client_;
   EtcdKeyspace keyspace_;
+  // How long this lookup may wait for the cache: only the first one does.
+  std::chrono::milliseconds CacheWait() const;
+
   int64_t revision_;
   int64_t page_size_;
+  std::shared_ptr<EtcdReadCache> cache_;
+  std::optional<int64_t> last_change_;
+  std::chrono::milliseconds cache_wait_;
+  mutable std::atomic<bool> waited_{false};
 };
 
 }  // namespace moraine::store

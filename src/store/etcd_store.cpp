@@ -4,11 +4,13 @@
 #include <unordered_map>
 
 #include "store/error.h"
+#include "store/etcd_change_watch.h"
 #include "store/etcd_client.h"
 #include "store/etcd_commit_lanes.h"
 #include "store/etcd_limit_error.h"
 #include "store/etcd_limits.h"
 #include "store/etcd_location.h"
+#include "store/etcd_read_cache.h"
 #include "store/etcd_snapshot.h"
 #include "store/etcd_status.h"
 
@@ -86,7 +88,8 @@ std::unique_ptr<EtcdStore> EtcdStore::Open(const KvOptions& options,
   probe.set_range_end(PrefixSuccessor(keyspace.data_prefix));
   probe.set_limit(1);
   probe.set_keys_only(true);
-  const bool exists = client->Range(probe).kvs_size() > 0;
+  const auto found = client->Range(probe);
+  const bool exists = found.kvs_size() > 0;
   if (!exists && (options.read_only || !options.create_if_missing)) {
     throw NotFoundError("no moraine store at " + options.location + ": the etcd cluster holds no " +
                         "keys under the prefix '" + location.prefix + "'");
@@ -97,20 +100,29 @@ std::unique_ptr<EtcdStore> EtcdStore::Open(const KvOptions& options,
     limits = ProbeEtcdLimits(*client, keyspace.token_prefix);
     RequireUsableEtcdLimits(limits, options.location);
   }
-  return std::unique_ptr<EtcdStore>(
-      new EtcdStore(options, etcd_options, std::move(client), std::move(keyspace), limits));
+  return std::unique_ptr<EtcdStore>(new EtcdStore(options, etcd_options, std::move(client),
+                                                  std::move(keyspace), limits,
+                                                  found.header().revision()));
 }
 
 EtcdStore::EtcdStore(KvOptions options, EtcdStoreOptions etcd_options,
-                     std::shared_ptr<EtcdClient> client, EtcdKeyspace keyspace, EtcdLimits limits)
+                     std::shared_ptr<EtcdClient> client, EtcdKeyspace keyspace, EtcdLimits limits,
+                     int64_t open_revision)
     : options_(std::move(options)),
       etcd_options_(etcd_options),
       client_(std::move(client)),
       keyspace_(std::move(keyspace)),
       limits_(limits),
-      lanes_(std::make_unique<EtcdCommitLanes>(keyspace_.token_prefix)) {}
+      lanes_(std::make_unique<EtcdCommitLanes>(keyspace_.token_prefix)) {
+  if (etcd_options_.read_cache_bytes > 0) {
+    read_cache_ = std::make_shared<EtcdReadCache>(etcd_options_.read_cache_bytes);
+    watch_ = std::make_unique<EtcdChangeWatch>(client_, keyspace_.WatchBegin(),
+                                               keyspace_.WatchEnd(), open_revision, read_cache_);
+  }
+}
 
 EtcdStore::~EtcdStore() {
+  watch_.reset();
   // Best effort: a handle's tokens mean nothing once it is gone. If the
   // cluster is away, they stay behind, a few bytes each.
   if (!lanes_->used()) return;
@@ -121,14 +133,27 @@ EtcdStore::~EtcdStore() {
 }
 
 std::unique_ptr<KvSnapshot> EtcdStore::GetSnapshot() {
-  // Any linearizable read returns the cluster's current revision in its
-  // header; the token prefix itself is never a key, so this reads nothing.
+  // A linearizable read of the commit marker: its header holds the
+  // cluster's current revision, its mod revision the lake's newest commit
+  // (absent in a lake no commit of this version has written yet).
   etcdserverpb::RangeRequest request;
-  request.set_key(keyspace_.token_prefix);
+  request.set_key(keyspace_.commit_marker);
   request.set_keys_only(true);
-  const int64_t revision = client_->Range(request).header().revision();
-  return std::make_unique<EtcdSnapshot>(client_, keyspace_, revision, etcd_options_.scan_page_size);
+  const auto response = client_->Range(request);
+  std::optional<int64_t> last_change;
+  if (response.kvs_size() > 0) last_change = response.kvs(0).mod_revision();
+  return std::make_unique<EtcdSnapshot>(client_, keyspace_, response.header().revision(),
+                                        etcd_options_.scan_page_size, read_cache_, last_change,
+                                        etcd_options_.read_cache_wait);
 }
+
+EtcdStore::ReadCacheCounts EtcdStore::read_cache_counts() const {
+  if (!read_cache_) return {};
+  const auto counts = read_cache_->counts();
+  return {counts.hits, counts.misses};
+}
+
+EtcdRpcCounts EtcdStore::rpc_counts() const { return client_->rpc_counts(); }
 
 void EtcdStore::Write(const WriteBatch& batch) { Commit(nullptr, batch); }
 
@@ -163,6 +188,7 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {
       }
     }
     AddPut(request.mutable_success(), lane->key, token);
+    AddPut(request.mutable_success(), keyspace_.commit_marker, "");
     // On a failed compare: which one failed? The lane's value tells.
     request.add_failure()->mutable_request_range()->set_key(lane->key);
     RequireWithinLimits(request);

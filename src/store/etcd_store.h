@@ -4,11 +4,16 @@
 // "etcd://host:port[,host:port...]/<prefix>" (see etcd_location.h for the
 // form, etcd_keyspace.h for where keys live).
 //
-// - A snapshot is a cluster revision, read once by GetSnapshot(); its Gets
-//   and Scans are Range RPCs at that revision (scans in large pages).
+// - A snapshot is a cluster revision, read once by GetSnapshot() (one
+//   linearizable read of the lake's commit marker, which also gives the
+//   revision of the lake's newest commit); its Gets and Scans are answered
+//   by the handle's read cache when it can prove the answer
+//   (etcd_read_cache.h, kept true by a watch on the lake: etcd_change_watch.h),
+//   and are Range RPCs at that revision otherwise (scans in large pages).
 // - A commit (Write, WriteIfHeadUnchanged) is exactly one Txn: the batch,
 //   collapsed to the last operation per key (etcd refuses a key twice in one
-//   Txn), plus this commit's token (etcd_commit_lanes.h). WriteIfHeadUnchanged
+//   Txn), plus this commit's token (etcd_commit_lanes.h) and a put of the
+//   commit marker. WriteIfHeadUnchanged
 //   guards the head key's value, or its absence (version == 0), with a compare
 //   and returns false, writing nothing, when it fails. A commit is never split
 //   across transactions: one the cluster's limits refuse fails whole with
@@ -38,6 +43,7 @@
 
 #include "store/etcd_keyspace.h"
 #include "store/etcd_limits.h"
+#include "store/etcd_rpc_counts.h"
 #include "store/etcd_store_options.h"
 #include "store/kv_store.h"
 
@@ -47,8 +53,10 @@ class TxnRequest;
 
 namespace moraine::store {
 
+class EtcdChangeWatch;
 class EtcdClient;
 class EtcdCommitLanes;
+class EtcdReadCache;
 struct EtcdCommitLane;
 
 class EtcdStore final : public KvStore {
@@ -83,6 +91,16 @@ class EtcdStore final : public KvStore {
   // read-only handle).
   const EtcdLimits& limits() const { return limits_; }
 
+  // The RPCs this handle has sent.
+  EtcdRpcCounts rpc_counts() const;
+  // Snapshot reads its read cache answered, and those it sent on (0, 0
+  // without a cache).
+  struct ReadCacheCounts {
+    uint64_t hits = 0;
+    uint64_t misses = 0;
+  };
+  ReadCacheCounts read_cache_counts() const;
+
   SettleCounts settle_counts() const {
     return {unknown_outcomes_.load(std::memory_order_relaxed),
             settled_committed_.load(std::memory_order_relaxed)};
@@ -95,7 +113,7 @@ class EtcdStore final : public KvStore {
   };
 
   EtcdStore(KvOptions options, EtcdStoreOptions etcd_options, std::shared_ptr<EtcdClient> client,
-            EtcdKeyspace keyspace, EtcdLimits limits);
+            EtcdKeyspace keyspace, EtcdLimits limits, int64_t open_revision);
   // Throws EtcdLimitError if `request` exceeds limits_.
   void RequireWithinLimits(const etcdserverpb::TxnRequest& request) const;
   // The one commit path; `head` null for a plain Write.
@@ -112,6 +130,8 @@ class EtcdStore final : public KvStore {
   EtcdKeyspace keyspace_;
   EtcdLimits limits_;
   std::unique_ptr<EtcdCommitLanes> lanes_;
+  std::shared_ptr<EtcdReadCache> read_cache_;  // null when disabled
+  std::unique_ptr<EtcdChangeWatch> watch_;     // feeds read_cache_
   std::atomic<uint64_t> unknown_outcomes_{0};
   std::atomic<uint64_t> settled_committed_{0};
 };

@@ -4,6 +4,7 @@
 // tests shorten the timeouts (an unreachable cluster) or the page size (paging).
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 
 namespace moraine::store {
@@ -18,6 +19,12 @@ struct EtcdStoreOptions {
   std::chrono::milliseconds operation_timeout{20000};
   // Keys per Range page of a scan: large, since each page is a round trip.
   int64_t scan_page_size = 2048;
+  // Bytes of reads kept by the handle's EtcdReadCache (0: none kept, every
+  // read is a round trip).
+  size_t read_cache_bytes = size_t{128} << 20;
+  // How long a snapshot's first read waits for the lake's change stream to
+  // reach the snapshot's newest commit before it reads from the cluster.
+  std::chrono::milliseconds read_cache_wait{50};
 };
 
 }  // namespace moraine::store

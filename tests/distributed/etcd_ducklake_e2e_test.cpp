@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
+#include "commit/catalog_caching_store.h"
+#include "commit/store_registry.h"
 #include "distributed/etcd_store_fixture.h"
 #include "support/ducklake_session.h"
 #include "support/temp_dir.h"
@@ -39,6 +43,30 @@ TEST_F(EtcdDuckLakeTest, CreateInsertSelect) {
   EXPECT_EQ(again.Query("SELECT id, item, qty FROM lake.orders ORDER BY id"),
             (Rows{{"1", "apple", "3"}, {"3", "plum", "7"}}));
   EXPECT_GE(again.Head(), 4);
+}
+
+// Round trips to the cluster are what a commit on etcd costs: count them for
+// one-row INSERTs into a table that already holds rows.
+TEST_F(EtcdDuckLakeTest, AOneRowInsertCommitIsFewRoundTrips) {
+  DuckLakeSession session;
+  session.Run(Attach());
+  session.Run("CREATE TABLE lake.t (id INTEGER, v VARCHAR)");
+  for (int i = 0; i < 3; ++i)
+    session.Run("INSERT INTO lake.t VALUES (" + std::to_string(i) + ", 'x')");
+  // The session's handle: the registry shares one per location.
+  auto shared = commit::StoreRegistry::Instance().Open(Location(), /*read_only=*/false);
+  auto& etcd = dynamic_cast<store::EtcdStore&>(
+      dynamic_cast<commit::CatalogCachingStore&>(*shared).wrapped());
+  const auto before = etcd.rpc_counts();
+  constexpr int kCommits = 10;
+  for (int i = 0; i < kCommits; ++i)
+    session.Run("INSERT INTO lake.t VALUES (" + std::to_string(100 + i) + ", 'y')");
+  const auto after = etcd.rpc_counts();
+  const double ranges = double(after.ranges - before.ranges) / kCommits;
+  const double txns = double(after.txns - before.txns) / kCommits;
+  std::printf("per one-row INSERT commit: %.1f Range RPCs, %.1f Txn RPCs\n", ranges, txns);
+  EXPECT_EQ(txns, 1.0);
+  EXPECT_LE(ranges, 4.0);
 }
 
 }  // namespace

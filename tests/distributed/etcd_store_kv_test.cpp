@@ -176,8 +176,9 @@ TEST_F(EtcdStoreKvTest, UnreachableClusterIsIoErrorWithinTheTimeout) {
 TEST_F(EtcdStoreKvTest, CommitAtTheOperationLimitCommits) {
   auto store = Open();
   WriteBatch batch;
-  for (uint64_t i = 0; i < 127; ++i) batch.Put(K(Kind::kColumn, {1, i}), "c");
-  batch.Put(K(Kind::kColumn, {1, 0}), "twice");  // collapsed: still 127 keys
+  for (uint64_t i = 0; i < 126; ++i) batch.Put(K(Kind::kColumn, {1, i}), "c");
+  batch.Put(K(Kind::kColumn, {1, 0}),
+            "twice");  // collapsed: still 126 keys, with the token and the marker 128 operations
   store->Write(batch);
   EXPECT_EQ(GetLatest(*store, K(Kind::kColumn, {1, 0})), "twice");
 }

@@ -86,7 +86,7 @@ TEST_F(EtcdWideTableTest, AOneRowInsertPutsAsManyKeysIntoANarrowAndAWideTable) {
     session.Run("INSERT INTO lake." + table + " VALUES " + Row(columns, 1));
     keys.push_back(cluster().KeysPutAt(cluster().Revision()));
     std::cout << "[ figures  ] one-row INSERT into " << columns << " columns: " << keys.back()
-              << " keys put (data and commit token)\n";
+              << " keys put (data, commit token and commit marker)\n";
   }
   EXPECT_GT(keys[0], 0);
   EXPECT_EQ(keys[0], keys[1]);

@@ -1,0 +1,108 @@
+#include "store/etcd_change_watch.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <vector>
+
+#include "store/error.h"
+#include "store/etcd_client.h"
+#include "store/etcd_read_cache.h"
+
+namespace moraine::store {
+namespace {
+
+constexpr auto kRestartPause = std::chrono::milliseconds(200);
+
+}  // namespace
+
+EtcdChangeWatch::EtcdChangeWatch(std::shared_ptr<EtcdClient> client, std::string begin,
+                                 std::string end, int64_t revision,
+                                 std::shared_ptr<EtcdReadCache> cache)
+    : client_(std::move(client)),
+      begin_(std::move(begin)),
+      end_(std::move(end)),
+      cache_(std::move(cache)) {
+  thread_ = std::thread([this, revision] { Run(revision); });
+}
+
+EtcdChangeWatch::~EtcdChangeWatch() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    if (context_) context_->TryCancel();
+  }
+  stopped_.notify_all();
+  thread_.join();
+}
+
+void EtcdChangeWatch::Run(int64_t revision) {
+  std::optional<int64_t> from = revision;
+  for (;;) {
+    if (from) {
+      cache_->Restart(*from);
+      WatchFrom(*from);
+      cache_->Suspend();
+    }
+    if (!Pause()) return;
+    from = CurrentRevision();
+  }
+}
+
+void EtcdChangeWatch::WatchFrom(int64_t revision) {
+  grpc::ClientContext context;
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    context_ = &context;
+  }
+  size_t member = 0;
+  auto stream = client_->OpenWatch(&context, &member);
+  etcdserverpb::WatchRequest request;
+  auto* create = request.mutable_create_request();
+  create->set_key(begin_);
+  create->set_range_end(end_);
+  create->set_start_revision(revision + 1);
+  bool healthy = stream->Write(request);
+  etcdserverpb::WatchResponse response;
+  std::vector<EtcdReadCache::Change> changes;
+  while (healthy && stream->Read(&response)) {
+    // Cancelled: the start revision was compacted, or the member lost its
+    // leader. Either way the stream delivers nothing more.
+    if (response.canceled()) {
+      healthy = false;
+      break;
+    }
+    changes.clear();
+    for (const auto& event : response.events()) {
+      const auto& kv = event.kv();
+      changes.push_back({kv.key(), kv.mod_revision(),
+                         event.type() == mvccpb::Event::PUT
+                             ? std::optional<std::string_view>(kv.value())
+                             : std::nullopt});
+    }
+    if (!changes.empty()) cache_->Apply(changes);
+  }
+  context.TryCancel();
+  stream->Finish();
+  std::lock_guard lock(mutex_);
+  context_ = nullptr;
+  if (!stopping_) client_->WatchFailed(member);
+}
+
+std::optional<int64_t> EtcdChangeWatch::CurrentRevision() {
+  etcdserverpb::RangeRequest request;
+  request.set_key(begin_);
+  request.set_keys_only(true);
+  try {
+    return client_->Range(request).header().revision();
+  } catch (const Error&) {
+    return std::nullopt;  // the cluster is away: try again after a pause
+  }
+}
+
+bool EtcdChangeWatch::Pause() {
+  std::unique_lock lock(mutex_);
+  return !stopped_.wait_for(lock, kRestartPause, [&] { return stopping_; });
+}
+
+}  // namespace moraine::store

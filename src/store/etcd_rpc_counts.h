@@ -1,0 +1,15 @@
+#pragma once
+
+// How many RPCs an etcd store handle has sent (retries included), for tests
+// and benchmarks that count round trips per commit.
+
+#include <cstdint>
+
+namespace moraine::store {
+
+struct EtcdRpcCounts {
+  uint64_t ranges = 0;  // Range RPCs, serializable or not
+  uint64_t txns = 0;    // Txn RPCs
+};
+
+}  // namespace moraine::store

@@ -1,0 +1,132 @@
+// EtcdStore's read cache against a real cluster: a handle that keeps what it
+// reads must read exactly what a handle without a cache reads, at every
+// snapshot, while other handles commit (their changes reach it through the
+// lake's watch), while it commits itself, and across a member's death.
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+
+#include "distributed/etcd_store_fixture.h"
+#include "store/key.h"
+#include "store/key_range.h"
+#include "support/kv_store_contract.h"
+
+namespace moraine::store {
+namespace {
+
+using test::ScanAll;
+
+class EtcdReadCacheTest : public test::EtcdStoreFixture {
+ protected:
+  std::unique_ptr<EtcdStore> OpenWithCache(size_t bytes) {
+    EtcdStoreOptions options;
+    options.read_cache_bytes = bytes;
+    return OpenEtcd(options);
+  }
+};
+
+std::string Column(uint64_t table, uint64_t column) {
+  return Key::Current(Kind::kColumn, {table, column}).Encode();
+}
+const std::string kHead = Key::Current(Kind::kHead, {}).Encode();
+
+// What a DuckLake transaction does to the store, in small: point reads of
+// keys present and absent, and scans of whole tables and of the lake.
+std::string ReadEverything(KvStore& store) {
+  auto snapshot = store.GetSnapshot();
+  std::string out;
+  for (uint64_t table = 1; table <= 3; ++table) {
+    for (uint64_t column = 0; column < 12; column += 3) {
+      auto value = snapshot->Get(Column(table, column));
+      out += Column(table, column) + "=" + (value ? *value : "<absent>") + ";";
+    }
+    for (const auto& [key, value] :
+         ScanAll(*snapshot, KeyRange{Column(table, 0), Column(table + 1, 0)})) {
+      out += "scan:" + key + "=" + value + ";";
+    }
+  }
+  for (const auto& [key, value] : ScanAll(*snapshot, KeyRange{"", ""})) {
+    out += "all:" + key + "=" + value + ";";
+  }
+  return out;
+}
+
+// One commit of random puts and deletes on one table, guarded by the head
+// (or, one time in five, a plain write, which leaves the head alone).
+void RandomCommit(KvStore& store, std::mt19937& random, int round) {
+  WriteBatch batch;
+  const uint64_t table = 1 + random() % 3;
+  for (int i = 0, n = 1 + static_cast<int>(random() % 4); i < n; ++i) {
+    const std::string key = Column(table, random() % 12);
+    if (random() % 3 == 0) {
+      batch.Delete(key);
+    } else {
+      batch.Put(key, "r" + std::to_string(round) + "." + std::to_string(i));
+    }
+  }
+  if (random() % 5 == 0) {
+    store.Write(batch);
+    return;
+  }
+  auto head = store.GetSnapshot()->Get(kHead);
+  batch.Put(kHead, std::to_string(round));
+  ASSERT_TRUE(store.WriteIfHeadUnchanged(kHead, head, batch));
+}
+
+TEST_F(EtcdReadCacheTest, ACachedHandleReadsWhatTheClusterHoldsWhileOthersAndItselfCommit) {
+  auto cached = OpenWithCache(size_t{64} << 20);
+  auto other = OpenWithCache(0);
+  auto truth = OpenWithCache(0);
+  std::mt19937 random(12);
+  for (int round = 0; round < 150; ++round) {
+    // Most commits come from another handle, some from the cached one.
+    RandomCommit(random() % 4 == 0 ? *cached : *other, random, round);
+    ASSERT_EQ(ReadEverything(*cached), ReadEverything(*truth)) << "round " << round;
+  }
+  const auto counts = cached->read_cache_counts();
+  // Every foreign commit changes what is read, so a share of reads misses;
+  // the rest must be answered, or the cache does nothing.
+  EXPECT_GT(counts.hits, counts.misses) << counts.hits << " hits, " << counts.misses << " misses";
+}
+
+TEST_F(EtcdReadCacheTest, ASmallCacheForgetsAndStaysRight) {
+  auto cached = OpenWithCache(2048);
+  auto truth = OpenWithCache(0);
+  std::mt19937 random(7);
+  for (int round = 0; round < 40; ++round) {
+    RandomCommit(*truth, random, round);
+    ASSERT_EQ(ReadEverything(*cached), ReadEverything(*truth)) << "round " << round;
+  }
+}
+
+TEST_F(EtcdReadCacheTest, TheWatchMovesOnWhenItsMemberDies) {
+  auto cached = OpenWithCache(size_t{64} << 20);
+  auto truth = OpenWithCache(0);
+  std::mt19937 random(3);
+  int round = 0;
+  for (; round < 10; ++round) {
+    RandomCommit(*truth, random, round);
+    ASSERT_EQ(ReadEverything(*cached), ReadEverything(*truth)) << "round " << round;
+  }
+  // Handles start on the first member: its death ends the watch's stream.
+  cluster().Kill(0);
+  for (; round < 30; ++round) {
+    RandomCommit(*truth, random, round);
+    ASSERT_EQ(ReadEverything(*cached), ReadEverything(*truth)) << "round " << round;
+  }
+  const auto before = cached->read_cache_counts();
+  for (; round < 40; ++round) {
+    RandomCommit(*truth, random, round);
+    ASSERT_EQ(ReadEverything(*cached), ReadEverything(*truth)) << "round " << round;
+  }
+  // The watch runs again on another member: reads are answered again.
+  EXPECT_GT(cached->read_cache_counts().hits, before.hits);
+  cluster().Restart(0);
+  ASSERT_TRUE(cluster().WaitHealthy(std::chrono::seconds(20)));
+}
+
+}  // namespace
+}  // namespace moraine::store
