@@ -114,9 +114,26 @@ std::shared_ptr<const etcdserverpb::RangeResponse> EtcdReadCache::GetRange(
         break;
       }
     }
+    if (!found) found = SliceOfARangeHoldingLocked(begin, end, revision);
   }
   ++(found ? counts_.hits : counts_.misses);
   return found;
+}
+
+std::shared_ptr<const etcdserverpb::RangeResponse> EtcdReadCache::SliceOfARangeHoldingLocked(
+    const std::string& begin, const std::string& end, int64_t revision) const {
+  const auto stop = ranges_.upper_bound(begin);
+  for (auto it = ranges_.begin(); it != stop; ++it) {
+    const RangeEntry& range = it->second;
+    if (range.valid_from > revision || range.end < end) continue;
+    auto slice = std::make_shared<etcdserverpb::RangeResponse>();
+    for (const auto& kv : range.response->kvs()) {
+      if (kv.key() >= end) break;
+      if (kv.key() >= begin) *slice->add_kvs() = kv;
+    }
+    return slice;
+  }
+  return nullptr;
 }
 
 void EtcdReadCache::RememberRange(const std::string& begin, const std::string& end,

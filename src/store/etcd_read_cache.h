@@ -30,7 +30,8 @@
 // - A change to a kept key or inside a kept range is applied to it (a range
 //   is patched, not dropped: the commit that changed it is usually the next
 //   reader's own), and the entry is valid from the change's revision on.
-// - A key not kept but inside a kept range is answered from the range.
+// - A key not kept but inside a kept range is answered from the range, and
+//   so is a scan of part of a kept range.
 //
 // When the watch breaks, Suspend() stops every answer until Restart(), which
 // forgets everything. Memory is bounded: past `capacity_bytes` the cache
@@ -126,6 +127,10 @@ class EtcdReadCache {
   void ForgetLocked();
   // Applies `change` to every kept range holding its key.
   void PatchRangesLocked(const Change& change);
+  // [begin, end) cut from a kept range holding all of it, valid at
+  // `revision`, or null.
+  std::shared_ptr<const etcdserverpb::RangeResponse> SliceOfARangeHoldingLocked(
+      const std::string& begin, const std::string& end, int64_t revision) const;
   // The kept range holding `key` valid at `revision`, or null.
   const RangeEntry* RangeHoldingLocked(const std::string& key, int64_t revision) const;
 

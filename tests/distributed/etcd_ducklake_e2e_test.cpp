@@ -66,7 +66,9 @@ TEST_F(EtcdDuckLakeTest, AOneRowInsertCommitIsFewRoundTrips) {
   const double txns = double(after.txns - before.txns) / kCommits;
   std::printf("per one-row INSERT commit: %.1f Range RPCs, %.1f Txn RPCs\n", ranges, txns);
   EXPECT_EQ(txns, 1.0);
-  EXPECT_LE(ranges, 4.0);
+  // One linearizable read starts the snapshot; the read cache answers the
+  // rest (16 reads before it), but for a watch late on a loaded machine.
+  EXPECT_LE(ranges, 3.0);
 }
 
 }  // namespace

@@ -110,8 +110,9 @@ TEST_F(EtcdReadCacheTest, AKeptRangeIsPatchedByChangesInsideIt) {
   auto page = cache_.GetRange("k/", "k0", 10, 10, kNoWait);
   ASSERT_NE(page, nullptr);
   EXPECT_EQ(Keys(*page), (std::vector<std::string>{"k/a=1", "k/c=3"}));
-  // Another range with the same begin is another entry.
-  EXPECT_EQ(cache_.GetRange("k/", "k/b", 10, 10, kNoWait), nullptr);
+  // A range it holds whole is cut from it.
+  EXPECT_EQ(Keys(*cache_.GetRange("k/", "k/b", 10, 10, kNoWait)),
+            (std::vector<std::string>{"k/a=1"}));
 
   cache_.Apply({{"k/b", 11, std::string_view("2")},
                 {"k/a", 11, std::nullopt},
@@ -138,6 +139,24 @@ TEST_F(EtcdReadCacheTest, AKeyNotKeptIsAnsweredFromARangeHoldingIt) {
   cache_.Apply({{"k/b", 11, std::string_view("2")}});
   EXPECT_EQ(cache_.Get("k/b", 11, 11, kNoWait).value, "2");
   EXPECT_FALSE(cache_.Get("k/b", 10, 11, kNoWait).hit);
+}
+
+TEST_F(EtcdReadCacheTest, AScanOfPartOfAKeptRangeIsCutFromIt) {
+  cache_.RememberRange("k/", "k0", 10,
+                       Page({Kv("k/a", "1", 3), Kv("k/b", "2", 3), Kv("k/c", "3", 4)}));
+  auto part = cache_.GetRange("k/b", "k/c", 10, 10, kNoWait);
+  ASSERT_NE(part, nullptr);
+  EXPECT_EQ(Keys(*part), (std::vector<std::string>{"k/b=2"}));
+  auto empty = cache_.GetRange("k/bb", "k/c", 10, 10, kNoWait);
+  ASSERT_NE(empty, nullptr);
+  EXPECT_TRUE(Keys(*empty).empty());
+  // Reaching past the kept range's end, or before its begin: not held.
+  EXPECT_EQ(cache_.GetRange("k/b", "k1", 10, 10, kNoWait), nullptr);
+  EXPECT_EQ(cache_.GetRange("j", "k/b", 10, 10, kNoWait), nullptr);
+  cache_.Apply({{"k/b", 11, std::string_view("22")}});
+  EXPECT_EQ(cache_.GetRange("k/b", "k/c", 10, 11, kNoWait), nullptr);
+  EXPECT_EQ(Keys(*cache_.GetRange("k/b", "k/c", 11, 11, kNoWait)),
+            (std::vector<std::string>{"k/b=22"}));
 }
 
 TEST_F(EtcdReadCacheTest, AnIncompleteRangeIsNotKept) {
