@@ -9,6 +9,17 @@ namespace {
 // count against the capacity like the bytes they really take.
 constexpr size_t kEntryOverheadBytes = 96;
 
+// The first of a page's ascending keys not below `key`.
+template <typename Kvs>
+auto FirstAtOrAfter(Kvs& kvs, std::string_view key) {
+  return std::lower_bound(
+      kvs.begin(), kvs.end(), key,
+      [](const mvccpb::KeyValue& kv, std::string_view wanted) { return kv.key() < wanted; });
+}
+
+// The range [key, key + "\0"): the key alone.
+std::string EndOfKeyAlone(const std::string& key) { return key + std::string(1, '\0'); }
+
 }  // namespace
 
 void EtcdReadCache::Restart(int64_t revision) {
@@ -72,11 +83,9 @@ EtcdReadCache::Lookup EtcdReadCache::Get(const std::string& key, int64_t revisio
         lookup.hit = true;
         lookup.value = it->second.value;
       }
-    } else if (const RangeEntry* range = RangeHoldingLocked(key, revision)) {
+    } else if (const RangeEntry* range = RangeHoldingLocked(key, EndOfKeyAlone(key), revision)) {
       const auto& kvs = range->response->kvs();
-      auto at = std::lower_bound(
-          kvs.begin(), kvs.end(), key,
-          [](const mvccpb::KeyValue& kv, const std::string& wanted) { return kv.key() < wanted; });
+      auto at = FirstAtOrAfter(kvs, key);
       lookup.hit = true;
       if (at != kvs.end() && at->key() == key) lookup.value = at->value();
     }
@@ -107,33 +116,20 @@ std::shared_ptr<const etcdserverpb::RangeResponse> EtcdReadCache::GetRange(
   std::unique_lock lock(mutex_);
   std::shared_ptr<const etcdserverpb::RangeResponse> found;
   if (CoveredLocked(lock, last_change, wait)) {
-    auto [first, last] = ranges_.equal_range(begin);
-    for (auto it = first; it != last; ++it) {
-      if (it->second.end == end && it->second.valid_from <= revision) {
-        found = it->second.response;
-        break;
+    const auto kept = FindRangeLocked(begin, end);
+    if (kept != ranges_.end() && kept->second.valid_from <= revision) {
+      found = kept->second.response;
+    } else if (const RangeEntry* range = RangeHoldingLocked(begin, end, revision)) {
+      auto slice = std::make_shared<etcdserverpb::RangeResponse>();
+      const auto& kvs = range->response->kvs();
+      for (auto at = FirstAtOrAfter(kvs, begin); at != kvs.end() && at->key() < end; ++at) {
+        *slice->add_kvs() = *at;
       }
+      found = std::move(slice);
     }
-    if (!found) found = SliceOfARangeHoldingLocked(begin, end, revision);
   }
   ++(found ? counts_.hits : counts_.misses);
   return found;
-}
-
-std::shared_ptr<const etcdserverpb::RangeResponse> EtcdReadCache::SliceOfARangeHoldingLocked(
-    const std::string& begin, const std::string& end, int64_t revision) const {
-  const auto stop = ranges_.upper_bound(begin);
-  for (auto it = ranges_.begin(); it != stop; ++it) {
-    const RangeEntry& range = it->second;
-    if (range.valid_from > revision || range.end < end) continue;
-    auto slice = std::make_shared<etcdserverpb::RangeResponse>();
-    for (const auto& kv : range.response->kvs()) {
-      if (kv.key() >= end) break;
-      if (kv.key() >= begin) *slice->add_kvs() = kv;
-    }
-    return slice;
-  }
-  return nullptr;
 }
 
 void EtcdReadCache::RememberRange(const std::string& begin, const std::string& end,
@@ -144,13 +140,9 @@ void EtcdReadCache::RememberRange(const std::string& begin, const std::string& e
   // The cache patches what it keeps; the scan that read it keeps reading
   // its own copy.
   auto response = std::make_shared<etcdserverpb::RangeResponse>(*read);
-  auto [first, last] = ranges_.equal_range(begin);
-  for (auto it = first; it != last; ++it) {
-    if (it->second.end == end) {
-      bytes_ -= it->second.bytes;
-      ranges_.erase(it);
-      break;
-    }
+  if (const auto kept = FindRangeLocked(begin, end); kept != ranges_.end()) {
+    bytes_ -= kept->second.bytes;
+    ranges_.erase(kept);
   }
   const size_t bytes = begin.size() + end.size() + kEntryOverheadBytes + response->ByteSizeLong();
   ranges_.emplace(begin, RangeEntry{end, std::move(response), revision, bytes});
@@ -186,9 +178,7 @@ void EtcdReadCache::PatchRangesLocked(const Change& change) {
       range.response = std::make_shared<etcdserverpb::RangeResponse>(*range.response);
     }
     auto* kvs = range.response->mutable_kvs();
-    auto at = std::lower_bound(
-        kvs->begin(), kvs->end(), change.key,
-        [](const mvccpb::KeyValue& kv, std::string_view wanted) { return kv.key() < wanted; });
+    auto at = FirstAtOrAfter(*kvs, change.key);
     const int index = static_cast<int>(at - kvs->begin());
     const bool present = at != kvs->end() && at->key() == change.key;
     const size_t before = range.bytes;
@@ -211,11 +201,22 @@ void EtcdReadCache::PatchRangesLocked(const Change& change) {
   }
 }
 
-const EtcdReadCache::RangeEntry* EtcdReadCache::RangeHoldingLocked(const std::string& key,
+EtcdReadCache::RangeMap::iterator EtcdReadCache::FindRangeLocked(const std::string& begin,
+                                                                 const std::string& end) {
+  auto [first, last] = ranges_.equal_range(begin);
+  for (auto it = first; it != last; ++it) {
+    if (it->second.end == end) return it;
+  }
+  return ranges_.end();
+}
+
+const EtcdReadCache::RangeEntry* EtcdReadCache::RangeHoldingLocked(const std::string& begin,
+                                                                   const std::string& end,
                                                                    int64_t revision) const {
-  const auto stop = ranges_.upper_bound(key);
+  // Every range beginning at or before `begin` may hold it.
+  const auto stop = ranges_.upper_bound(begin);
   for (auto it = ranges_.begin(); it != stop; ++it) {
-    if (key < it->second.end && it->second.valid_from <= revision) return &it->second;
+    if (end <= it->second.end && it->second.valid_from <= revision) return &it->second;
   }
   return nullptr;
 }

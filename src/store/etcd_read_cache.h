@@ -127,12 +127,12 @@ class EtcdReadCache {
   void ForgetLocked();
   // Applies `change` to every kept range holding its key.
   void PatchRangesLocked(const Change& change);
-  // [begin, end) cut from a kept range holding all of it, valid at
-  // `revision`, or null.
-  std::shared_ptr<const etcdserverpb::RangeResponse> SliceOfARangeHoldingLocked(
-      const std::string& begin, const std::string& end, int64_t revision) const;
-  // The kept range holding `key` valid at `revision`, or null.
-  const RangeEntry* RangeHoldingLocked(const std::string& key, int64_t revision) const;
+  using RangeMap = std::multimap<std::string, RangeEntry, std::less<>>;  // by begin
+  // The kept range of exactly [begin, end), or ranges_.end().
+  RangeMap::iterator FindRangeLocked(const std::string& begin, const std::string& end);
+  // A kept range holding all of [begin, end), valid at `revision`, or null.
+  const RangeEntry* RangeHoldingLocked(const std::string& begin, const std::string& end,
+                                       int64_t revision) const;
 
   const size_t capacity_bytes_;
   mutable std::mutex mutex_;
@@ -141,7 +141,7 @@ class EtcdReadCache {
   int64_t applied_ = 0;
   size_t bytes_ = 0;
   std::map<std::string, Entry, std::less<>> entries_;
-  std::multimap<std::string, RangeEntry, std::less<>> ranges_;  // by begin
+  RangeMap ranges_;
   Counts counts_;
 };
 

@@ -11,10 +11,7 @@ EtcdScanIterator::EtcdScanIterator(std::shared_ptr<EtcdClient> client, const Etc
       end_(keyspace.DataEnd(range)),
       revision_(revision),
       page_size_(page_size) {
-  std::string begin = keyspace.DataBegin(range);
-  // etcd reads an empty or inverted range as "the key alone"; KvStore wants none.
-  if (!range.end.empty() && range.end <= range.begin) return;
-  FetchPage(std::move(begin));
+  FetchPage(keyspace.DataBegin(range));
 }
 
 EtcdScanIterator::EtcdScanIterator(std::shared_ptr<const etcdserverpb::RangeResponse> page,

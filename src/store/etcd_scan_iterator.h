@@ -19,6 +19,8 @@ class EtcdClient;
 
 class EtcdScanIterator final : public KvIterator {
  public:
+  // `range` must not be empty or inverted: etcd would read it as "the key
+  // alone" (EtcdSnapshot::Scan gives those the empty scan below).
   EtcdScanIterator(std::shared_ptr<EtcdClient> client, const EtcdKeyspace& keyspace,
                    const KeyRange& range, int64_t revision, int64_t page_size);
   // Over `page` alone (null: an empty scan); `strip`: bytes of the data
