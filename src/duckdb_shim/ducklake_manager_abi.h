@@ -99,9 +99,15 @@ inline constexpr size_t kDeletingDestructorSlot = 1;  // ~DuckLakeMetadataManage
 // void FlushChangesServerSide(DuckLakeTransaction &, DuckLakeSnapshot,
 //                             const TransactionChangeInformation &, const DuckLakeRetryConfig &)
 inline constexpr size_t kFlushChangesServerSideSlot = 7;
+// unique_ptr<QueryResult> Execute(DuckLakeSnapshot snapshot, string &query):
+// the commit batch DuckLake writes (its only caller is the commit loop)
+inline constexpr size_t kExecuteSlot = 17;
 // unique_ptr<QueryResult> Query(DuckLakeSnapshot snapshot, string &query): the
 // query with the snapshot's placeholders filled in, run on the metadata catalog
 inline constexpr size_t kQueryAtSnapshotSlot = 18;
+// unique_ptr<QueryResult> Query(string &query): the query with the catalog's
+// placeholders filled in, run on the metadata catalog
+inline constexpr size_t kQuerySlot = 19;
 //                     DuckLakeCatalogInfo GetCatalogForSnapshot(DuckLakeSnapshot)
 inline constexpr size_t kGetCatalogForSnapshotSlot = 20;
 inline constexpr size_t kGetGlobalTableStatsSlot = 21;
@@ -113,6 +119,14 @@ inline constexpr size_t kGetSnapshotAtSlot = 43;
 inline constexpr size_t kGetNextColumnIdSlot = 44;  // idx_t GetNextColumnId(TableIndex)
 
 // The exported functions called directly.
+//   void SubstituteSnapshotPlaceholders(DuckLakeSnapshot, string &) const
+inline constexpr const char* kSubstituteSnapshotPlaceholdersSymbol =
+    "_ZNK6duckdb23DuckLakeMetadataManager30SubstituteSnapshotPlaceholdersENS_"
+    "16DuckLakeSnapshotERNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE";
+//   void SubstituteCatalogPlaceholders(string &) const
+inline constexpr const char* kSubstituteCatalogPlaceholdersSymbol =
+    "_ZNK6duckdb23DuckLakeMetadataManager29SubstituteCatalogPlaceholdersERNSt7__cxx1112basic_"
+    "stringIcSt11char_traitsIcESaIcEEE";
 //   static void Register(const string &name, create_t create)
 inline constexpr const char* kRegisterSymbol =
     "_ZN6duckdb23DuckLakeMetadataManager8RegisterERKNSt7__cxx1112basic_stringIcSt11char_"

@@ -20,6 +20,7 @@
 #include "duckdb/transaction/transaction.hpp"
 #include "duckdb/transaction/transaction_manager.hpp"
 #include "duckdb_shim/catalog_query_results.h"
+#include "duckdb_shim/commit_batch_stager.h"
 #include "duckdb_shim/conflict_check_result.h"
 #include "duckdb_shim/ducklake_catalog_abi.h"
 #include "duckdb_shim/ducklake_manager_abi.h"
@@ -72,6 +73,11 @@ class ManagerSlots {
   abi::DuckLakeCatalogInfo GetCatalogForSnapshot(abi::DuckLakeSnapshot snapshot);
   duckdb::unique_ptr<duckdb::QueryResult> QueryAtSnapshot(abi::DuckLakeSnapshot snapshot,
                                                           std::string& query);
+  duckdb::unique_ptr<duckdb::QueryResult> ExecuteCommitBatch(abi::DuckLakeSnapshot snapshot,
+                                                             std::string& batch);
+  // Not slots: DuckLakeMetadataManager's exported placeholder substitutions.
+  void SubstituteSnapshotPlaceholders(abi::DuckLakeSnapshot snapshot, std::string& query) const;
+  void SubstituteCatalogPlaceholders(std::string& query) const;
   void FlushChangesServerSide(TransactionMethods& transaction,
                               abi::DuckLakeSnapshot transaction_snapshot,
                               const TransactionChanges& changes,
@@ -143,6 +149,8 @@ struct Registration {
   std::atomic<uint64_t> native_conflict_checks{0};
   std::atomic<uint64_t> native_catalog_queries{0};
   std::atomic<uint64_t> native_inlined_table_lookups{0};
+  std::atomic<uint64_t> staged_batch_statements{0};
+  std::atomic<uint64_t> sql_batch_statements{0};
   // The text of DuckLake's conflict-check query, as DuckLake returns it.
   std::string conflict_check_query;
   // The texts of DuckLake's six catalog queries, as DuckLake sends them;
@@ -157,6 +165,8 @@ struct Registration {
   void* get_data_path = nullptr;
   void* get_path_separator = nullptr;
   void* parse_quoted_list = nullptr;
+  void* substitute_snapshot_placeholders = nullptr;
+  void* substitute_catalog_placeholders = nullptr;
 };
 
 Registration& TheRegistration() {
@@ -583,6 +593,33 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::QueryAtSnapshot(
   return result;
 }
 
+// DuckLake's commit batch, its plain INSERTs and UPDATEs staged straight into
+// the store's transaction (commit_batch_stager.h), the rest run as DuckDB
+// SQL, in order. A lake DuckLake's SQL serves gets DuckLake's Execute.
+duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::ExecuteCommitBatch(
+    abi::DuckLakeSnapshot snapshot, std::string& batch) {
+  auto& registration = TheRegistration();
+  auto metadata = MetadataConnectionOf(this);
+  if (!metadata.catalog) {
+    return (this->*MemberAt<decltype(&ManagerSlots::ExecuteCommitBatch)>(
+                       OriginalSlot(abi::kExecuteSlot)))(snapshot, batch);
+  }
+  (this->*MemberAt<decltype(&ManagerSlots::SubstituteSnapshotPlaceholders)>(
+              registration.substitute_snapshot_placeholders))(snapshot, batch);
+  (this->*MemberAt<decltype(&ManagerSlots::SubstituteCatalogPlaceholders)>(
+              registration.substitute_catalog_placeholders))(batch);
+  auto run_sql = [this](std::string sql) {
+    using Query = duckdb::unique_ptr<duckdb::QueryResult> (ManagerSlots::*)(std::string&);
+    return (this->*MemberAt<Query>(OriginalSlot(abi::kQuerySlot)))(sql);
+  };
+  CommitBatchStager::Counts counts;
+  auto result = CommitBatchStager(metadata.context, *metadata.catalog, metadata.where)
+                    .Run(batch, run_sql, counts);
+  registration.staged_batch_statements.fetch_add(counts.staged, std::memory_order_relaxed);
+  registration.sql_batch_statements.fetch_add(counts.sql, std::memory_order_relaxed);
+  return result;
+}
+
 }  // namespace
 
 void NativeMetadataManager::EnsureRegistered() {
@@ -643,6 +680,14 @@ void NativeMetadataManager::EnsureRegistered() {
       }
     }
   }
+  registration.substitute_snapshot_placeholders =
+      registration.module->Symbol(abi::kSubstituteSnapshotPlaceholdersSymbol);
+  registration.substitute_catalog_placeholders =
+      registration.module->Symbol(abi::kSubstituteCatalogPlaceholdersSymbol);
+  if (registration.substitute_snapshot_placeholders &&
+      registration.substitute_catalog_placeholders) {
+    slots[abi::kExecuteSlot] = AddressOf(&ManagerSlots::ExecuteCommitBatch);
+  }
   registration.run_commit_loop = registration.module->Symbol(abi::kRunCommitLoopSymbol);
   registration.in_catalog_retry_reason =
       registration.run_commit_loop
@@ -694,6 +739,8 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
   status.native_conflict_checks = registration.native_conflict_checks.load();
   status.native_catalog_queries = registration.native_catalog_queries.load();
   status.native_inlined_table_lookups = registration.native_inlined_table_lookups.load();
+  status.staged_batch_statements = registration.staged_batch_statements.load();
+  status.sql_batch_statements = registration.sql_batch_statements.load();
   return status;
 }
 

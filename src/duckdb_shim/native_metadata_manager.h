@@ -72,6 +72,8 @@ class NativeMetadataManager {
     uint64_t native_conflict_checks = 0;        // DuckLake's re-checks after lost races
     uint64_t native_catalog_queries = 0;        // catalog queries of DuckLake's commits
     uint64_t native_inlined_table_lookups = 0;  // newest inlined table, per inlining commit
+    uint64_t staged_batch_statements = 0;       // commit batch statements staged without SQL
+    uint64_t sql_batch_statements = 0;          // commit batch statements left to DuckDB
   };
 
   // Registers the factory if DuckLake is loaded and not registered yet. A

@@ -269,11 +269,13 @@ duckdb::unique_ptr<duckdb::FunctionData> NativeManagerBind(
            "in_catalog_commits",
            "native_conflict_checks",
            "native_catalog_queries",
-           "native_inlined_table_lookups"};
+           "native_inlined_table_lookups",
+           "staged_batch_statements",
+           "sql_batch_statements"};
   types.assign(3, duckdb::LogicalType::VARCHAR);
   types.resize(11, duckdb::LogicalType::UBIGINT);
   types.push_back(duckdb::LogicalType::BOOLEAN);
-  types.resize(16, duckdb::LogicalType::UBIGINT);
+  types.resize(18, duckdb::LogicalType::UBIGINT);
   return duckdb::make_uniq<duckdb::TableFunctionData>();
 }
 
@@ -303,6 +305,8 @@ void NativeManagerStatus(duckdb::ClientContext&, duckdb::TableFunctionInput& inp
   output.SetValue(13, 0, duckdb::Value::UBIGINT(status.native_conflict_checks));
   output.SetValue(14, 0, duckdb::Value::UBIGINT(status.native_catalog_queries));
   output.SetValue(15, 0, duckdb::Value::UBIGINT(status.native_inlined_table_lookups));
+  output.SetValue(16, 0, duckdb::Value::UBIGINT(status.staged_batch_statements));
+  output.SetValue(17, 0, duckdb::Value::UBIGINT(status.sql_batch_statements));
 }
 
 }  // namespace

@@ -55,9 +55,11 @@ TEST(NativeManagerAbi, EveryDeclaredSymbolIsExportedByThePinnedDuckLake) {
     distinct.insert(name);
   }
   EXPECT_EQ(distinct.size(), abi::kManagerSlotCount) << "a method is declared for two slots";
-  for (const char* name : {abi::kRegisterSymbol, abi::kConstructorSymbol, abi::kGetConnectionSymbol,
-                           abi::kRunCommitLoopSymbol, abi::kBuildCatalogForSnapshotSymbol,
-                           abi::kLatestInlinedTableQuerySymbol}) {
+  for (const char* name :
+       {abi::kRegisterSymbol, abi::kConstructorSymbol, abi::kGetConnectionSymbol,
+        abi::kRunCommitLoopSymbol, abi::kBuildCatalogForSnapshotSymbol,
+        abi::kLatestInlinedTableQuerySymbol, abi::kSubstituteSnapshotPlaceholdersSymbol,
+        abi::kSubstituteCatalogPlaceholdersSymbol}) {
     EXPECT_TRUE(symbols.count(name)) << name;
   }
   // The reader the catalog flag's offsets are read from, at its declared size.
@@ -118,7 +120,7 @@ TEST(NativeManagerAbi, RegistersOnceDuckLakeIsLoaded) {
   EXPECT_NE(status.ducklake_path.find("ducklake.duckdb_extension"), std::string::npos);
   const auto rows = session.Query("SELECT * FROM moraine_native_manager()");
   ASSERT_EQ(rows.size(), 1u);
-  ASSERT_EQ(rows[0].size(), 16u);
+  ASSERT_EQ(rows[0].size(), 18u);
   EXPECT_EQ(rows[0][0], "registered");
 }
 

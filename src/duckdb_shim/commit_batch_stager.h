@@ -1,0 +1,75 @@
+// DuckLake's commit batch, staged without DuckDB's planner where its meaning
+// is plain (issue #15). DuckLake writes a commit as one string of statements
+// run on its metadata catalog in one transaction; a one-row INSERT's is five:
+// INSERTs of constant VALUES into ducklake_snapshot, the inlined data table
+// and ducklake_snapshot_changes, and two UPDATEs of the table's stats, one
+// from a VALUES list. DuckDB parses, binds, plans and executes each, which was
+// more than half of moraine's commit.
+//
+// The stager parses the batch with DuckDB's parser and stages, in statement
+// order, straight into the metadata transaction's RowTransaction:
+//   - INSERT INTO t [(columns)] VALUES (...), ... of constants
+//     (batch_constants.h);
+//   - UPDATE t SET c = <constant | v.c | CAST(v.c AS type)>, ...
+//     [FROM v] WHERE <conjunction of c = <constant | v.c>, c IS NULL>,
+//     where v is the statement's one CTE, a VALUES list with column names.
+// t must be a table of the metadata schema the transaction writes. Only
+// comparisons of a BIGINT column with integers, a VARCHAR column with
+// strings and a BOOLEAN column with booleans are evaluated here; an UPDATE
+// whose row would match two rows of v goes to DuckDB. Every other statement,
+// and every statement whose constants do not cast here, runs as DuckDB SQL,
+// in its place in the order. The rows staged are those DuckDB's INSERT and
+// UPDATE operators (moraine_dml.cpp) would stage for the same statement.
+//
+// Thread-safety: one stager per batch, on the thread that runs the batch.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "duckdb/main/query_result.hpp"
+#include "duckdb_shim/catalog_store.h"
+
+namespace duckdb {
+class ClientContext;
+class SQLStatement;
+}  // namespace duckdb
+
+namespace moraine::duckdb_shim {
+
+class MoraineCatalog;
+
+class CommitBatchStager {
+ public:
+  // Runs SQL on the metadata connection, as DuckLake's Query(query) does.
+  using SqlRunner = std::function<duckdb::unique_ptr<duckdb::QueryResult>(std::string)>;
+  struct Counts {
+    uint64_t staged = 0;  // statements staged here
+    uint64_t sql = 0;     // statements left to DuckDB
+  };
+
+  // `context`: the metadata connection; `catalog` and `where`: the moraine
+  // catalog and the store of the metadata schema DuckLake writes.
+  CommitBatchStager(duckdb::ClientContext& context, MoraineCatalog& catalog, CatalogStore where);
+
+  // Runs every statement of `batch` (placeholders already substituted), in
+  // order. Returns the last statement's result, or the first error as an
+  // error result (the statements after it are not run); never throws for a
+  // statement's failure, as DuckDB's Query does not.
+  duckdb::unique_ptr<duckdb::QueryResult> Run(const std::string& batch, const SqlRunner& run_sql,
+                                              Counts& counts);
+
+ private:
+  // Stages `statement` if it is one of the plain forms; false (nothing
+  // staged) if DuckDB must run it. Throws what the RowTransaction throws.
+  bool TryStage(const duckdb::SQLStatement& statement);
+  bool TryStageInsert(const duckdb::SQLStatement& statement);
+  bool TryStageUpdate(const duckdb::SQLStatement& statement);
+
+  duckdb::ClientContext& context_;
+  MoraineCatalog& catalog_;
+  CatalogStore where_;
+};
+
+}  // namespace moraine::duckdb_shim
