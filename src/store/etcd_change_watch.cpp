@@ -6,6 +6,7 @@
 
 #include "store/error.h"
 #include "store/etcd_client.h"
+#include "store/etcd_commit_intent.h"
 #include "store/etcd_read_cache.h"
 
 namespace moraine::store {
@@ -17,11 +18,14 @@ constexpr auto kRestartPause = std::chrono::milliseconds(200);
 
 EtcdChangeWatch::EtcdChangeWatch(std::shared_ptr<EtcdClient> client, std::string begin,
                                  std::string end, int64_t revision,
-                                 std::shared_ptr<EtcdReadCache> cache)
+                                 std::shared_ptr<EtcdReadCache> cache, std::string intent_key,
+                                 std::shared_ptr<EtcdCommitIntent> intent)
     : client_(std::move(client)),
       begin_(std::move(begin)),
       end_(std::move(end)),
-      cache_(std::move(cache)) {
+      cache_(std::move(cache)),
+      intent_key_(std::move(intent_key)),
+      intent_(std::move(intent)) {
   thread_ = std::thread([this, revision] { Run(revision); });
 }
 
@@ -42,6 +46,8 @@ void EtcdChangeWatch::Run(int64_t revision) {
       cache_->Restart(*from);
       WatchFrom(*from);
       cache_->Suspend();
+      // Whatever claim the stream last showed may have gone meanwhile.
+      if (intent_) intent_->Observe(std::nullopt);
     }
     if (!Pause()) return;
     from = CurrentRevision();
@@ -75,6 +81,12 @@ void EtcdChangeWatch::WatchFrom(int64_t revision) {
     changes.clear();
     for (const auto& event : response.events()) {
       const auto& kv = event.kv();
+      if (intent_ && kv.key() == intent_key_) {
+        intent_->Observe(event.type() == mvccpb::Event::PUT
+                             ? std::optional<std::string_view>(kv.value())
+                             : std::nullopt);
+        continue;
+      }
       changes.push_back({kv.key(), kv.mod_revision(),
                          event.type() == mvccpb::Event::PUT
                              ? std::optional<std::string_view>(kv.value())

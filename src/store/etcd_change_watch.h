@@ -28,13 +28,16 @@ class ClientContext;
 namespace moraine::store {
 
 class EtcdClient;
+class EtcdCommitIntent;
 class EtcdReadCache;
 
 class EtcdChangeWatch {
  public:
   // Watches [begin, end) for changes after `revision`.
+  // Changes of `intent_key` also go to `intent` (may be null).
   EtcdChangeWatch(std::shared_ptr<EtcdClient> client, std::string begin, std::string end,
-                  int64_t revision, std::shared_ptr<EtcdReadCache> cache);
+                  int64_t revision, std::shared_ptr<EtcdReadCache> cache,
+                  std::string intent_key = {}, std::shared_ptr<EtcdCommitIntent> intent = nullptr);
   ~EtcdChangeWatch();
 
   EtcdChangeWatch(const EtcdChangeWatch&) = delete;
@@ -52,6 +55,8 @@ class EtcdChangeWatch {
   std::shared_ptr<EtcdClient> client_;
   std::string begin_, end_;
   std::shared_ptr<EtcdReadCache> cache_;
+  std::string intent_key_;
+  std::shared_ptr<EtcdCommitIntent> intent_;
 
   std::mutex mutex_;
   std::condition_variable stopped_;

@@ -6,6 +6,7 @@
 #include "store/error.h"
 #include "store/etcd_change_watch.h"
 #include "store/etcd_client.h"
+#include "store/etcd_commit_intent.h"
 #include "store/etcd_commit_lanes.h"
 #include "store/etcd_limit_error.h"
 #include "store/etcd_limits.h"
@@ -116,8 +117,10 @@ EtcdStore::EtcdStore(KvOptions options, EtcdStoreOptions etcd_options,
       lanes_(std::make_unique<EtcdCommitLanes>(keyspace_.token_prefix)) {
   if (etcd_options_.read_cache_bytes > 0) {
     read_cache_ = std::make_shared<EtcdReadCache>(etcd_options_.read_cache_bytes);
+    if (!options_.read_only) intent_ = std::make_shared<EtcdCommitIntent>(lanes_->handle_prefix());
     watch_ = std::make_unique<EtcdChangeWatch>(client_, keyspace_.WatchBegin(),
-                                               keyspace_.WatchEnd(), open_revision, read_cache_);
+                                               keyspace_.WatchEnd(), open_revision, read_cache_,
+                                               keyspace_.commit_intent, intent_);
   }
 }
 
@@ -133,6 +136,9 @@ EtcdStore::~EtcdStore() {
 }
 
 std::unique_ptr<KvSnapshot> EtcdStore::GetSnapshot() {
+  // The snapshot a retry begins with: a handle that keeps losing claims the
+  // attempt it is about to make before it reads (etcd_commit_intent.h).
+  if (intent_) ClaimIfStarving();
   // A linearizable read of the commit marker: its header holds the
   // cluster's current revision, its mod revision the lake's newest commit
   // (absent in a lake no commit of this version has written yet).
@@ -160,8 +166,46 @@ void EtcdStore::Write(const WriteBatch& batch) { Commit(nullptr, batch); }
 bool EtcdStore::WriteIfHeadUnchanged(std::string_view head_key,
                                      const std::optional<std::string>& expected_head_value,
                                      const WriteBatch& batch) {
+  if (intent_) {
+    if (auto stale = intent_->WaitForOthers()) RemoveClaim(*stale);
+  }
   const HeadGuard head{head_key, expected_head_value};
-  return Commit(&head, batch);
+  const bool landed = Commit(&head, batch);
+  if (intent_) AfterHeadCommit(landed);
+  return landed;
+}
+
+bool EtcdStore::HeldBackByAnotherWriter() const { return intent_ && intent_->OthersHold(); }
+
+void EtcdStore::AfterHeadCommit(bool landed) {
+  std::lock_guard lock(claim_mutex_);
+  lost_in_a_row_ = landed ? 0 : lost_in_a_row_ + 1;
+  // A claim covers one attempt: released on landing, and on losing too, so
+  // that nobody waits while DuckLake backs off before the next attempt.
+  if (claim_) RemoveClaim(*claim_);
+  claim_.reset();
+}
+
+void EtcdStore::ClaimIfStarving() {
+  std::lock_guard lock(claim_mutex_);
+  if (lost_in_a_row_ < EtcdCommitIntent::kClaimAfterLosses || claim_) return;
+  claim_ = intent_->ClaimValue(std::chrono::system_clock::now() + EtcdCommitIntent::kClaimFor);
+  PutClaim(*claim_);
+}
+
+void EtcdStore::PutClaim(const std::string& value) {
+  TxnRequest request;
+  AddPut(request.mutable_success(), keyspace_.commit_intent, value);
+  TxnResponse response;
+  client_->TxnOnce(request, &response);  // a claim that fails to land only orders nothing
+}
+
+void EtcdStore::RemoveClaim(const std::string& value) {
+  TxnRequest request;
+  CompareValue(request.add_compare(), keyspace_.commit_intent, value);
+  request.add_success()->mutable_request_delete_range()->set_key(keyspace_.commit_intent);
+  TxnResponse response;
+  client_->TxnOnce(request, &response);  // one left behind ends at its deadline
 }
 
 bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {

@@ -39,6 +39,8 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "store/etcd_keyspace.h"
@@ -55,6 +57,7 @@ namespace moraine::store {
 
 class EtcdChangeWatch;
 class EtcdClient;
+class EtcdCommitIntent;
 class EtcdCommitLanes;
 class EtcdReadCache;
 struct EtcdCommitLane;
@@ -101,6 +104,10 @@ class EtcdStore final : public KvStore {
   };
   ReadCacheCounts read_cache_counts() const;
 
+  // Whether this handle's head commits are held back now by another
+  // writer's claim on the next commit (etcd_commit_intent.h).
+  bool HeldBackByAnotherWriter() const;
+
   SettleCounts settle_counts() const {
     return {unknown_outcomes_.load(std::memory_order_relaxed),
             settled_committed_.load(std::memory_order_relaxed)};
@@ -114,6 +121,15 @@ class EtcdStore final : public KvStore {
 
   EtcdStore(KvOptions options, EtcdStoreOptions etcd_options, std::shared_ptr<EtcdClient> client,
             EtcdKeyspace keyspace, EtcdLimits limits, int64_t open_revision);
+  // Fairness (etcd_commit_intent.h): after a head commit, counts a lost race
+  // or clears the count, and releases this handle's claim; before a
+  // snapshot, claims the attempt it begins if this handle keeps losing.
+  void AfterHeadCommit(bool landed);
+  void ClaimIfStarving();
+  // Best effort, one Txn each: put this handle's claim; delete the claim
+  // `value` if the key still holds it.
+  void PutClaim(const std::string& value);
+  void RemoveClaim(const std::string& value);
   // Throws EtcdLimitError if `request` exceeds limits_.
   void RequireWithinLimits(const etcdserverpb::TxnRequest& request) const;
   // The one commit path; `head` null for a plain Write.
@@ -131,7 +147,11 @@ class EtcdStore final : public KvStore {
   EtcdLimits limits_;
   std::unique_ptr<EtcdCommitLanes> lanes_;
   std::shared_ptr<EtcdReadCache> read_cache_;  // null when disabled
-  std::unique_ptr<EtcdChangeWatch> watch_;     // feeds read_cache_
+  std::shared_ptr<EtcdCommitIntent> intent_;   // null without a watch
+  std::unique_ptr<EtcdChangeWatch> watch_;     // feeds read_cache_ and intent_
+  std::mutex claim_mutex_;
+  int lost_in_a_row_ = 0;             // head commits, under claim_mutex_
+  std::optional<std::string> claim_;  // this handle's claim, as put
   std::atomic<uint64_t> unknown_outcomes_{0};
   std::atomic<uint64_t> settled_committed_{0};
 };
