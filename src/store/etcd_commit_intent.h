@@ -13,9 +13,10 @@
 // head compare still decides every commit, so a lost, late or stale claim
 // never changes what lands.
 //
-// A claimant that dies leaves its claim until the deadline; a waiter that
-// waited its whole kMaxWait removes a claim whose deadline has passed on its
-// own clock, so a skewed clock cannot hold a lake back for longer.
+// A claimant that dies, or whose commit fails with an error rather than a
+// lost race, leaves its claim until the deadline; the first waiter to find a
+// claim past its deadline on its own clock removes it, and no waiter waits
+// longer than kMaxWait whatever the clocks say.
 //
 // Thread-safe.
 
