@@ -116,6 +116,13 @@ struct Operand {
   Value constant = Value();
 };
 
+// The table's column of that name, found as DuckDB's binder finds it.
+std::optional<size_t> TableColumn(const MoraineTableEntry& table, std::string name) {
+  if (!table.ColumnExists(name)) return std::nullopt;
+  return table.GetColumnIndex(name).index;
+}
+
+// The CTE column of that name; nullopt if absent or named twice.
 std::optional<size_t> ColumnIndex(const std::vector<std::string>& names, const std::string& name) {
   std::optional<size_t> found;
   for (size_t i = 0; i < names.size(); i++) {
@@ -130,10 +137,8 @@ std::optional<size_t> ColumnIndex(const std::vector<std::string>& names, const s
 // anything ambiguous rather than guessing.
 class Names {
  public:
-  Names(const duckdb::BaseTableRef& table, const commit::TableSpec& spec, const ValuesCte* cte)
-      : table_(table), cte_(cte) {
-    for (auto& column : spec.columns) table_columns_.push_back(column.name);
-  }
+  Names(const duckdb::BaseTableRef& ref, const MoraineTableEntry& table, const ValuesCte* cte)
+      : ref_(ref), table_(table), cte_(cte) {}
 
   std::optional<Operand> Resolve(const duckdb::ParsedExpression& expression,
                                  duckdb::timestamp_t start) const {
@@ -164,22 +169,22 @@ class Names {
     if (names.size() == 2) {
       const auto& qualifier = names[0];
       table_side =
-          StringUtil::CIEquals(qualifier, table_.alias.empty() ? table_.table_name : table_.alias);
+          StringUtil::CIEquals(qualifier, ref_.alias.empty() ? ref_.table_name : ref_.alias);
       cte_side = cte_side && StringUtil::CIEquals(qualifier, cte_->name);
     } else if (names.size() != 1) {
       return std::nullopt;
     }
     const auto& name = names.back();
-    auto in_table = table_side ? ColumnIndex(table_columns_, name) : std::nullopt;
+    auto in_table = table_side ? TableColumn(table_, name) : std::nullopt;
     auto in_cte = cte_side ? ColumnIndex(cte_->columns, name) : std::nullopt;
     if (in_table.has_value() == in_cte.has_value()) return std::nullopt;  // absent or ambiguous
     if (in_table) return Operand{Operand::Kind::kTableColumn, *in_table, std::nullopt, Value()};
     return Operand{Operand::Kind::kCteColumn, *in_cte, std::nullopt, Value()};
   }
 
-  const duckdb::BaseTableRef& table_;
+  const duckdb::BaseTableRef& ref_;
+  const MoraineTableEntry& table_;
   const ValuesCte* cte_;
-  std::vector<std::string> table_columns_;
 };
 
 // A condition of the WHERE clause on one column of the updated table.
@@ -187,6 +192,9 @@ struct Condition {
   size_t column = 0;
   bool is_null = false;  // `column IS NULL`; otherwise `column = other`
   Operand other;
+  // `other` as the cell the column must hold: one for a constant, one per
+  // CTE row for a CTE column (ExpectedCell).
+  std::vector<commit::Cell> expected;
 };
 
 bool CollectConditions(const duckdb::ParsedExpression& expression, const Names& names,
@@ -202,7 +210,7 @@ bool CollectConditions(const duckdb::ParsedExpression& expression, const Names& 
       if (children.size() != 1) return false;
       auto column = names.Resolve(*children[0], start);
       if (!column || column->kind != Operand::Kind::kTableColumn) return false;
-      out.push_back({column->column, true, Operand{}});
+      out.push_back({column->column, true, Operand{}, {}});
       return true;
     }
     case duckdb::ExpressionType::COMPARE_EQUAL: {
@@ -215,7 +223,7 @@ bool CollectConditions(const duckdb::ParsedExpression& expression, const Names& 
           right->cast) {
         return false;
       }
-      out.push_back({left->column, false, std::move(*right)});
+      out.push_back({left->column, false, std::move(*right), {}});
       return true;
     }
     default:
@@ -240,21 +248,20 @@ bool ComparableHere(const ColumnCodec& codec, const Value& value) {
   }
 }
 
-// `cell = value` as DuckDB evaluates it for the ComparableHere pairs (a NULL
-// on either side matches nothing).
-bool Equal(const commit::Cell& cell, const Value& value) {
-  if (value.IsNull()) return false;
-  if (auto* number = std::get_if<int64_t>(&cell)) {
-    Value as_bigint;
-    std::string error;
-    if (!value.DefaultTryCastAs(duckdb::LogicalType::BIGINT, as_bigint, &error)) return false;
-    return as_bigint.GetValue<int64_t>() == *number;
-  }
-  if (auto* text = std::get_if<std::string>(&cell)) {
-    return duckdb::StringValue::Get(value) == *text;
-  }
-  if (auto* flag = std::get_if<bool>(&cell)) return value.GetValue<bool>() == *flag;
-  return false;
+// The cell a column of `codec` holds exactly when it equals `value` (a
+// ComparableHere pair), worked out once per statement; NULL when no cell
+// can: SQL NULL, or an integer outside BIGINT.
+commit::Cell ExpectedCell(const ColumnCodec& codec, const Value& value) {
+  if (value.IsNull()) return {};
+  Value cast;
+  std::string error;
+  if (!value.DefaultTryCastAs(codec.type, cast, &error)) return {};
+  return CellFromValue(cast, codec);
+}
+
+// `cell = expected` as DuckDB evaluates it (a NULL on either side matches nothing).
+bool Equal(const commit::Cell& cell, const commit::Cell& expected) {
+  return !catalog::IsNull(expected) && cell == expected;
 }
 
 }  // namespace
@@ -362,10 +369,8 @@ bool CommitBatchStager::TryStageInsert(const duckdb::SQLStatement& statement) {
   if (insert.columns.empty()) {
     for (size_t i = 0; i < spec.columns.size(); i++) targets.push_back(i);
   } else {
-    std::vector<std::string> names;
-    for (auto& column : spec.columns) names.push_back(column.name);
     for (auto& name : insert.columns) {
-      auto index = ColumnIndex(names, name);
+      auto index = TableColumn(*table, name);
       if (!index || std::find(targets.begin(), targets.end(), *index) != targets.end()) {
         return false;
       }
@@ -410,16 +415,14 @@ bool CommitBatchStager::TryStageUpdate(const duckdb::SQLStatement& statement) {
   if (!table) return false;
   const auto& spec = table->spec();
   const auto& codecs = table->codecs();
-  const Names names(target, spec, cte ? &*cte : nullptr);
+  const Names names(target, *table, cte ? &*cte : nullptr);
 
   // SET: each column once, from a constant or a column of the CTE.
   auto& set = *update.set_info;
   if (set.columns.empty() || set.columns.size() != set.expressions.size()) return false;
   std::vector<std::pair<size_t, Operand>> assignments;
-  std::vector<std::string> column_names;
-  for (auto& column : spec.columns) column_names.push_back(column.name);
   for (size_t i = 0; i < set.columns.size(); i++) {
-    auto column = ColumnIndex(column_names, set.columns[i]);
+    auto column = TableColumn(*table, set.columns[i]);
     auto value = names.Resolve(*set.expressions[i], start);
     if (!column || !value || value->kind == Operand::Kind::kTableColumn) return false;
     for (auto& [assigned, unused] : assignments) {
@@ -449,35 +452,37 @@ bool CommitBatchStager::TryStageUpdate(const duckdb::SQLStatement& statement) {
       bounds.push_back({condition.column, std::nullopt, std::nullopt, true});
       continue;
     }
-    std::vector<const Value*> compared;
+    auto compare_with = [&](const Value& value) {
+      if (!ComparableHere(codec, value)) return false;
+      condition.expected.push_back(ExpectedCell(codec, value));
+      return true;
+    };
     if (condition.other.kind == Operand::Kind::kConstant) {
-      compared.push_back(&condition.other.constant);
+      if (!compare_with(condition.other.constant)) return false;
     } else {
-      for (auto& row : cte->rows) compared.push_back(&row[condition.other.column]);
+      for (auto& row : cte->rows) {
+        if (!compare_with(row[condition.other.column])) return false;
+      }
     }
     std::optional<int64_t> lower, upper;
-    for (auto* value : compared) {
-      if (!ComparableHere(codec, *value)) return false;
-      if (codec.kind != CellKind::kBigint || value->IsNull()) continue;
-      Value number;
-      std::string error;
-      if (!value->DefaultTryCastAs(duckdb::LogicalType::BIGINT, number, &error)) continue;
-      const auto n = number.GetValue<int64_t>();
-      lower = lower ? std::min(*lower, n) : n;
-      upper = upper ? std::max(*upper, n) : n;
+    for (auto& cell : condition.expected) {
+      const auto* number = std::get_if<int64_t>(&cell);
+      if (!number) continue;
+      lower = lower ? std::min(*lower, *number) : *number;
+      upper = upper ? std::max(*upper, *number) : *number;
     }
-    if (codec.kind == CellKind::kBigint && lower) {
-      bounds.push_back({condition.column, lower, upper, false});
-    }
+    if (lower) bounds.push_back({condition.column, lower, upper, false});
   }
-  auto matches = [&](const commit::Row& row, const std::vector<Value>* cte_row) {
+  // Whether `row` meets the conditions: those on constants, and with CTE row
+  // `cte_row` those on the CTE too.
+  auto matches = [&](const commit::Row& row, std::optional<size_t> cte_row) {
     for (auto& condition : conditions) {
       const auto& cell = row[condition.column];
       if (condition.is_null) {
         if (!catalog::IsNull(cell)) return false;
       } else if (condition.other.kind == Operand::Kind::kConstant) {
-        if (!Equal(cell, condition.other.constant)) return false;
-      } else if (cte_row && !Equal(cell, (*cte_row)[condition.other.column])) {
+        if (!Equal(cell, condition.expected[0])) return false;
+      } else if (cte_row && !Equal(cell, condition.expected[*cte_row])) {
         return false;
       }
     }
@@ -492,16 +497,16 @@ bool CommitBatchStager::TryStageUpdate(const duckdb::SQLStatement& statement) {
   transaction.WithRows(where_, false, [&](commit::RowTransaction& rows) {
     rows.ScanProjected(spec.name, {bounds, std::nullopt, true},
                        [&](commit::RowHandle handle, const commit::Row& row) {
-                         if (!plain || !matches(row, nullptr)) return;
+                         if (!plain || !matches(row, std::nullopt)) return;
                          const std::vector<Value>* source = nullptr;
                          if (cte) {
-                           for (auto& cte_row : cte->rows) {
-                             if (!matches(row, &cte_row)) continue;
+                           for (size_t index = 0; index < cte->rows.size(); index++) {
+                             if (!matches(row, index)) continue;
                              if (source) {
                                plain = false;  // two source rows: DuckDB decides
                                return;
                              }
-                             source = &cte_row;
+                             source = &cte->rows[index];
                            }
                            if (!source) return;
                          }

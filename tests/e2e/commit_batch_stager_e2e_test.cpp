@@ -51,6 +51,13 @@ class CommitBatchStagerTest : public ::testing::Test {
         "LIMIT 1")[0][0];
   }
 
+  // A stager on lake a, in the session's open transaction.
+  CommitBatchStager StagerOnLakeA() {
+    auto& context = *session_.connection().context;
+    auto& catalog = duckdb::Catalog::GetCatalog(context, "a").Cast<duckdb_shim::MoraineCatalog>();
+    return CommitBatchStager(context, catalog, catalog.catalog_store());
+  }
+
   struct Outcome {
     bool error = false;
     CommitBatchStager::Counts counts;
@@ -64,10 +71,7 @@ class CommitBatchStagerTest : public ::testing::Test {
     Outcome staged;
     session_.Run("BEGIN");
     {
-      auto& context = *session_.connection().context;
-      auto& catalog = duckdb::Catalog::GetCatalog(context, "a").Cast<duckdb_shim::MoraineCatalog>();
-      CommitBatchStager stager(context, catalog, catalog.catalog_store());
-      auto result = stager.Run(
+      auto result = StagerOnLakeA().Run(
           Replace(text, "{C}", "a.main"),
           [&](std::string sql) { return session_.connection().Query(sql); }, staged.counts);
       staged.error = result->HasError();
@@ -177,12 +181,9 @@ TEST_F(CommitBatchStagerTest, NowIsTheTransactionsStart) {
   session_.Run("BEGIN");
   const auto now = session_.Query("SELECT epoch_us(now())")[0][0];
   {
-    auto& context = *session_.connection().context;
-    auto& catalog = duckdb::Catalog::GetCatalog(context, "a").Cast<duckdb_shim::MoraineCatalog>();
     CommitBatchStager::Counts counts;
-    auto result = CommitBatchStager(context, catalog, catalog.catalog_store())
-                      .Run("INSERT INTO a.main.ducklake_snapshot VALUES (50, NOW(), 1, 2, 3)",
-                           nullptr, counts);
+    auto result = StagerOnLakeA().Run(
+        "INSERT INTO a.main.ducklake_snapshot VALUES (50, NOW(), 1, 2, 3)", nullptr, counts);
     ASSERT_FALSE(result->HasError()) << result->GetError();
     EXPECT_EQ(counts.staged, 1u);
   }
