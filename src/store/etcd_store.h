@@ -29,7 +29,10 @@
 //
 // Any number of handles, in any number of processes and hosts, may write one
 // lake at once: the head compare is the conflict anchor, so there is no
-// StoreLockedError. A read-only handle refuses writes with ReadOnlyError.
+// StoreLockedError. A handle whose head commits keep losing claims its next
+// attempt (etcd_commit_intent.h): two more Txns for it, and a wait of at most
+// EtcdCommitIntent::kMaxWait for the others' head commits. A read-only handle refuses writes with
+// ReadOnlyError.
 //
 // Thread-safe: one handle may be used by many threads at once (commits in
 // flight at once use separate tokens), and so may a snapshot; an iterator
@@ -147,7 +150,7 @@ class EtcdStore final : public KvStore {
   EtcdLimits limits_;
   std::unique_ptr<EtcdCommitLanes> lanes_;
   std::shared_ptr<EtcdReadCache> read_cache_;  // null when disabled
-  std::shared_ptr<EtcdCommitIntent> intent_;   // null without a watch
+  std::shared_ptr<EtcdCommitIntent> intent_;   // null without a watch, or read-only
   std::unique_ptr<EtcdChangeWatch> watch_;     // feeds read_cache_ and intent_
   std::mutex claim_mutex_;
   int lost_in_a_row_ = 0;             // head commits, under claim_mutex_
