@@ -61,7 +61,9 @@ TEST_F(EtcdCommitIntentTest, AWriterThatKeepsLosingIsLetThroughFirst) {
     held_back_commit_landed = CommitHead(*winner, winner->GetSnapshot()->Get(kHead), "late");
     held_back_commit_done = true;
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // Well inside the longest wait (kMaxWait, 100 ms), so that the claimant's
+  // commit below lands before it ends even on a loaded machine.
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
   EXPECT_FALSE(held_back_commit_done);
   EXPECT_TRUE(CommitHead(*starving, head, "starving wins"));
   held_back.join();
