@@ -26,11 +26,12 @@ class CatalogCachingStore : public store::KvStore {
   // The wrapped store itself, for what is specific to its engine.
   store::KvStore& wrapped() { return *wrapped_; }
   HeadCatalogCache& head_catalog() { return head_catalog_; }
-  // The process's turn to commit to this store. A commit loop that holds it
-  // from its first attempt to its last loses at most its first attempt to
-  // the other commits of this process (the one its head predates); every
-  // later loss is to another process.
-  std::mutex& commit_turn() { return commit_turn_; }
+  // The process's turn to commit to this store. A rebasing commit
+  // (RowTransaction::AllowRebase) lands holding it, and a commit loop that
+  // holds it from its first retry to its last loses those retries only to
+  // other processes. Recursive, because the loop's own commit lands while
+  // the loop holds it.
+  std::recursive_mutex& commit_turn() { return commit_turn_; }
   // Whether a commit of this process has landed on the head a transaction
   // read, given by its batch count (0: no head yet), so that the
   // transaction has already lost its race and may say so before it writes
@@ -52,7 +53,7 @@ class CatalogCachingStore : public store::KvStore {
  private:
   std::unique_ptr<store::KvStore> wrapped_;
   HeadCatalogCache head_catalog_;
-  std::mutex commit_turn_;
+  std::recursive_mutex commit_turn_;
   // The batch count of the newest head a commit of this process landed on,
   // plus one (0: none landed).
   std::atomic<uint64_t> newest_base_landed_on_{0};

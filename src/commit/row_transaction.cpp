@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "catalog/ducklake_tables.h"
@@ -14,6 +15,7 @@
 #include "commit/row_storage/row_storage.h"
 #include "commit/row_storage/staged_records.h"
 #include "commit/row_storage/version_option.h"
+#include "commit/snapshot_rebase.h"
 #include "commit/staged_view.h"
 #include "commit/store_records.h"
 #include "store/error.h"
@@ -30,6 +32,9 @@ namespace {
 
 constexpr const char* kLostRace =
     "commit conflict: another transaction committed to this catalog since this one began";
+// How often a rebased commit may lose again (to other processes) before its
+// conflict goes to DuckLake's own retry.
+constexpr int kRebaseAttempts = 3;
 
 TableSpec SpecOf(const catalog::CatalogTable& table) {
   TableSpec spec{std::string(table.name), {}, {}};
@@ -64,7 +69,7 @@ class StoreRowTransaction final : public RowTransaction {
  public:
   StoreRowTransaction(std::shared_ptr<store::KvStore> store, catalog::CatalogVersion shape)
       : store_(std::move(store)),
-        caching_store_(dynamic_cast<const CatalogCachingStore*>(store_.get())),
+        caching_store_(dynamic_cast<CatalogCachingStore*>(store_.get())),
         shape_(shape),
         view_(store_->GetSnapshot()),
         head_value_(view_.Get(HeadKey())),
@@ -97,6 +102,7 @@ class StoreRowTransaction final : public RowTransaction {
     }
     view_.Put(NamespaceKey(), EncodeNamespace(name));
     schema_name_ = std::string(name);
+    replayable_ = false;
   }
 
   std::optional<TableSpec> FindTable(std::string_view name) override {
@@ -145,6 +151,7 @@ class StoreRowTransaction final : public RowTransaction {
                                           std::string(catalog::CatalogVersionName(shape_)));
       }
       created_fixed_.insert(spec.name);
+      replayable_ = false;
       return;
     }
     auto inlined = catalog::ParseInlinedTableName(spec.name);
@@ -157,6 +164,7 @@ class StoreRowTransaction final : public RowTransaction {
     const std::string key = inlined::ExistenceKey(*inlined).Encode();
     if (view_.Get(key)) throw store::ConstraintError("table " + spec.name + " already exists");
     view_.Put(key, inlined::ExistenceValue(*inlined, spec));
+    replayable_ = false;
   }
 
   std::optional<SnapshotCounters> LatestSnapshot() override {
@@ -189,6 +197,7 @@ class StoreRowTransaction final : public RowTransaction {
                [&](std::string_view row_key, std::string_view) { rows.emplace_back(row_key); });
     for (const auto& row_key : rows) view_.Delete(row_key);
     view_.Delete(key);
+    replayable_ = false;
   }
 
   void ScanProjected(std::string_view table, const ScanRequest& request,
@@ -206,6 +215,7 @@ class StoreRowTransaction final : public RowTransaction {
     RequireUnreservedOption(table, row);
     RequireHeadNotTaken();
     storage.Insert(row);
+    Logged({RowWrite::Kind::kInsert, std::string(table), {}, row});
   }
 
   void Update(std::string_view table, RowHandle handle, const Row& row) override {
@@ -216,6 +226,7 @@ class StoreRowTransaction final : public RowTransaction {
     RequireUnreservedOption(table, target.row);
     RequireUnreservedOption(table, row);
     storage.Update(target, row);
+    Logged({RowWrite::Kind::kUpdate, std::string(table), target.row, row});
     target.row = row;
   }
 
@@ -233,17 +244,59 @@ class StoreRowTransaction final : public RowTransaction {
     RowStorage& storage = StorageOf(table);
     RequireUnreservedOption(table, target.row);
     storage.Remove(target);
+    Logged({RowWrite::Kind::kDelete, std::string(table), target.row, {}});
     target.removed = true;
   }
 
   void Commit() override {
     RequireOpen();
-    finished_ = true;
     staged_.FlushContainers();
+    // Finished whatever happens below; until then it still reads its own
+    // snapshot, which a rebase starts from.
+    struct Finish {
+      bool& finished;
+      ~Finish() { finished = true; }
+    } finish{finished_};
     if (!view_.HasWrites() && created_fixed_.empty()) return;
     if (store_->read_only()) {
       throw store::ReadOnlyError("catalog '" + store_->location() + "' is attached read-only");
     }
+    std::unique_lock<std::recursive_mutex> turn;
+    if (rebase_allowed_ && caching_store_) {
+      turn = std::unique_lock<std::recursive_mutex>(caching_store_->commit_turn());
+    }
+    if (Land()) return;
+    if (!rebase_allowed_ || !replayable_ || !head_value_) throw store::ConflictError(kLostRace);
+    const auto base = SnapshotAt(static_cast<int64_t>(head_.snapshot_id()));
+    const auto rebasable = base ? DataCommitOf(writes_, *base, shape_) : std::nullopt;
+    if (!rebasable) throw store::ConflictError(kLostRace);
+    for (int attempt = 0; attempt < kRebaseAttempts; ++attempt) {
+      StoreRowTransaction onto(store_, shape_);
+      const auto head = onto.LatestSnapshot();
+      if (!head ||
+          !HeadAdmitsRebase(*rebasable, *base, head_.batch_count(), *head, onto.head_.batch_count(),
+                            onto.ChangesAfter(base->snapshot_id))) {
+        break;
+      }
+      const SnapshotMove move = MoveOnto(*rebasable, *base, *head);
+      if (!onto.Replay(writes_, move)) break;
+      onto.staged_.FlushContainers();
+      onto.finished_ = true;
+      if (onto.Land()) {
+        rebased_ = Rebase{move.from, move.to};
+        return;
+      }
+    }
+    throw store::ConflictError(kLostRace);
+  }
+
+  void AllowRebase() override { rebase_allowed_ = true; }
+  std::optional<Rebase> rebased() const override { return rebased_; }
+
+ private:
+  // Writes the staged batch if the head is still the one this transaction
+  // began at: whether it landed.
+  bool Land() {
     store::WriteBatch batch;
     view_.AppendTo(&batch);
     int64_t head_snapshot = head_value_ ? static_cast<int64_t>(head_.snapshot_id()) : -1;
@@ -258,11 +311,62 @@ class StoreRowTransaction final : public RowTransaction {
       batch.Put(FormatKey(), EncodeFormat());
     }
     batch.Put(HeadKey(), EncodeHead(head_snapshot, head_.batch_count() + 1));
-    if (!store_->WriteIfHeadUnchanged(HeadKey(), head_value_, batch)) {
-      throw store::ConflictError(kLostRace);
-    }
+    return store_->WriteIfHeadUnchanged(HeadKey(), head_value_, batch);
   }
 
+  // Keeps `write` for a replay, if this transaction may still be rebased.
+  void Logged(RowWrite write) {
+    if (!rebase_allowed_) {
+      replayable_ = false;
+      return;
+    }
+    if (replayable_) writes_.push_back(std::move(write));
+  }
+
+  // Applies `writes` (another transaction's) moved by `move`: whether every
+  // one applied, each update and delete to exactly the row it found then.
+  bool Replay(const std::vector<RowWrite>& writes, const SnapshotMove& move) {
+    try {
+      for (const auto& write : writes) {
+        if (write.kind == RowWrite::Kind::kInsert) {
+          Insert(write.table, WithSnapshotMoved(write.table, write.after, move, shape_));
+          continue;
+        }
+        const auto handle =
+            FindRow(write.table, WithSnapshotMoved(write.table, write.before, move, shape_));
+        if (!handle) return false;
+        if (write.kind == RowWrite::Kind::kUpdate) {
+          Update(write.table, *handle, WithSnapshotMoved(write.table, write.after, move, shape_));
+        } else {
+          Delete(write.table, *handle);
+        }
+      }
+    } catch (const store::ConstraintError&) {
+      return false;
+    } catch (const store::ConflictError&) {
+      return false;
+    } catch (const store::NotFoundError&) {
+      return false;
+    }
+    return true;
+  }
+
+  // A handle of a row of `table` equal to `row`, if this transaction sees one.
+  std::optional<RowHandle> FindRow(std::string_view table, const Row& row) {
+    ScanRequest request;
+    for (size_t column = 0; column < row.size(); ++column) {
+      if (const auto* value = std::get_if<int64_t>(&row[column])) {
+        request.bounds.push_back({column, *value, *value});
+      }
+    }
+    std::optional<RowHandle> found;
+    ScanProjected(table, request, [&](RowHandle handle, const Row& candidate) {
+      if (!found && candidate == row) found = handle;
+    });
+    return found;
+  }
+
+ public:
   void Rollback() override { finished_ = true; }
 
   std::optional<std::string> RecordedCatalogVersion() override {
@@ -294,6 +398,7 @@ class StoreRowTransaction final : public RowTransaction {
     }
     version->set_value(std::string(label));
     open.dirty = true;
+    replayable_ = false;
   }
 
  private:
@@ -356,6 +461,8 @@ class StoreRowTransaction final : public RowTransaction {
   // say so at its first write, before DuckLake stages a batch that would be
   // thrown away, so that its retry starts at once.
   void RequireHeadNotTaken() const {
+    // A transaction that may rebase goes on to its commit, which may land.
+    if (rebase_allowed_) return;
     // head_ is head_value_ decoded; no head decodes as no batches.
     if (caching_store_ && caching_store_->LandedOn(head_.batch_count())) {
       throw store::ConflictError(kLostRace);
@@ -391,7 +498,7 @@ class StoreRowTransaction final : public RowTransaction {
   }
 
   std::shared_ptr<store::KvStore> store_;
-  const CatalogCachingStore* caching_store_;  // null: a store no registry wrapped
+  CatalogCachingStore* caching_store_;  // null: a store no registry wrapped
   catalog::CatalogVersion shape_;
   StagedView view_;
   std::optional<std::string> head_value_;  // nullopt: DuckLake has not initialized the store
@@ -402,6 +509,12 @@ class StoreRowTransaction final : public RowTransaction {
   std::map<std::string, std::unique_ptr<RowStorage>, std::less<>> storages_;  // by table name
   std::optional<std::string> schema_name_;                                    // cached SchemaName()
   bool finished_ = false;
+  bool rebase_allowed_ = false;
+  // Every write went through Insert, Update or Delete after AllowRebase, and
+  // is in writes_.
+  bool replayable_ = true;
+  std::vector<RowWrite> writes_;
+  std::optional<Rebase> rebased_;
 };
 
 }  // namespace

@@ -213,7 +213,28 @@ class RowTransaction {
   // message contains "conflict") if another commit moved the head since this
   // transaction began; nothing is written then. The transaction is finished
   // either way.
+  //
+  // After AllowRebase, a commit that lost its race to commits that changed
+  // only the data of other tables is instead moved onto the newer head and
+  // lands there, at the next snapshot id (snapshot_rebase.h); rebased() then
+  // says where. It lands while holding its store's commit turn
+  // (CatalogCachingStore::commit_turn) when the store has one, so a rebase
+  // loses only to other processes.
   virtual void Commit() = 0;
+  // Lets Commit rebase a lost race, for a caller that can live with its
+  // snapshot landing at another id than the one it staged. Writes made before
+  // it are not kept for a replay, so a transaction that wrote before it is
+  // never rebased. From then on a write no longer fails early when this
+  // process already moved the head past the transaction's base.
+  virtual void AllowRebase() = 0;
+  // Where a rebased commit landed: the snapshot id its rows named when staged
+  // and the one they landed as.
+  struct Rebase {
+    int64_t staged_snapshot = 0;
+    int64_t landed_snapshot = 0;
+  };
+  // Set by a Commit that landed rebased; nullopt otherwise.
+  virtual std::optional<Rebase> rebased() const = 0;
   virtual void Rollback() = 0;
 };
 

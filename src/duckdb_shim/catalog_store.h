@@ -20,7 +20,7 @@ struct CatalogStore {
   std::shared_ptr<store::KvStore> store;
   catalog::CatalogVersion shape = catalog::CatalogVersion::kV1_0;
   commit::HeadCatalogCache* head_catalog = nullptr;  // owned by `store`; may be null
-  std::mutex* commit_turn = nullptr;                 // owned by `store`; may be null
+  std::recursive_mutex* commit_turn = nullptr;       // owned by `store`; may be null
 
   // `store` at `shape`, with the cache and commit turn of a
   // commit::CatalogCachingStore.

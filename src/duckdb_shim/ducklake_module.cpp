@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string_view>
 
@@ -78,6 +79,29 @@ std::string DuckLakeModule::CheckCodeBytes(const char* name, const unsigned char
   }
   if (std::memcmp(function, code, size) != 0) {
     return std::string(name) + " is not the code the declared offsets were read from";
+  }
+  return "";
+}
+
+std::string DuckLakeModule::CheckLastCommittedSnapshot(const BindCode& bind_code) const {
+  namespace abi = ducklake_abi;
+  const char* constructor = abi::kLastCommittedSnapshotFunctionSymbol;
+  if (auto differs = CheckCode(constructor, abi::kLastCommittedSnapshotFunctionCode);
+      !differs.empty()) {
+    return differs;
+  }
+  // The bind's address, from the constructor's `lea disp32(%rip),%rdx`: the
+  // displacement counts from the end of the seven-byte instruction.
+  const auto* code = static_cast<const unsigned char*>(dlsym(handle_, constructor));
+  const unsigned char* lea = code + abi::kLastCommittedBindLeaOffset;
+  int32_t displacement = 0;
+  std::memcpy(&displacement, lea + 3, sizeof(displacement));
+  const unsigned char* bind = lea + 7 + displacement;
+  // The bind is a local function (no symbol to size it by); the constructor
+  // being byte for byte the pinned one places it, and its code up to the
+  // field's read is within it.
+  if (std::memcmp(bind, bind_code.data(), bind_code.size()) != 0) {
+    return "DuckLakeLastCommittedSnapshotBind is not the code the declared offsets were read from";
   }
   return "";
 }

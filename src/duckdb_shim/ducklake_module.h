@@ -42,6 +42,14 @@ class DuckLakeModule {
     return CheckCodeBytes(name, code.data(), N);
   }
 
+  // Whether DuckLake's last committed snapshot id lives where
+  // ducklake_manager_abi.h says: the constructor of its table function is the
+  // declared code, and the bind it names starts with `bind_code` (the code
+  // the offsets were read from). Returns "" when so, otherwise what differs.
+  using BindCode = decltype(ducklake_abi::kLastCommittedSnapshotBindCode);
+  std::string CheckLastCommittedSnapshot(
+      const BindCode& bind_code = ducklake_abi::kLastCommittedSnapshotBindCode) const;
+
   const std::string& path() const { return path_; }
   void* handle() const { return handle_; }
   // The exported vtable, from its offset-to-top word on.

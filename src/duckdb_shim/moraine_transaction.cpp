@@ -1,6 +1,7 @@
 #include "duckdb_shim/moraine_transaction.h"
 
 #include "duckdb/common/exception.hpp"
+#include "duckdb_shim/commit_loop_state.h"
 
 namespace moraine::duckdb_shim {
 
@@ -65,7 +66,14 @@ duckdb::ErrorData MoraineTransaction::Commit() {
     for (auto& each : open) {
       if (&each != writer) each.rows->Rollback();
     }
-    if (writer) writer->rows->Commit();
+    if (writer) {
+      writer->rows->Commit();
+      // A rebased commit landed at another snapshot id than DuckLake staged;
+      // the commit loop running on this context tells DuckLake.
+      if (const auto rebase = writer->rows->rebased()) {
+        if (auto client = context.lock()) CommitLoopState::Of(*client).RecordRebase(*rebase);
+      }
+    }
     return duckdb::ErrorData();
   } catch (const store::Error& error) {
     return AsDuckDBError(error);

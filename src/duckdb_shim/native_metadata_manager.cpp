@@ -21,6 +21,7 @@
 #include "duckdb/transaction/transaction_manager.hpp"
 #include "duckdb_shim/catalog_query_results.h"
 #include "duckdb_shim/commit_batch_stager.h"
+#include "duckdb_shim/commit_loop_state.h"
 #include "duckdb_shim/conflict_check_result.h"
 #include "duckdb_shim/ducklake_catalog_abi.h"
 #include "duckdb_shim/ducklake_manager_abi.h"
@@ -151,6 +152,7 @@ struct Registration {
   std::atomic<uint64_t> native_inlined_table_lookups{0};
   std::atomic<uint64_t> staged_batch_statements{0};
   std::atomic<uint64_t> sql_batch_statements{0};
+  std::atomic<uint64_t> rebased_commits{0};
   // The text of DuckLake's conflict-check query, as DuckLake returns it.
   std::string conflict_check_query;
   // The texts of DuckLake's six catalog queries, as DuckLake sends them;
@@ -161,6 +163,10 @@ struct Registration {
   // Whether DuckLake hands its commit loops to moraine's managers, and why not.
   bool in_catalog_retry = false;
   std::string in_catalog_retry_reason;
+  // Whether a commit that lost its race may be rebased (DuckLake's last
+  // committed snapshot id can be set to where it landed), and why not.
+  bool rebase = false;
+  std::string rebase_reason;
   void* run_commit_loop = nullptr;
   void* get_data_path = nullptr;
   void* get_path_separator = nullptr;
@@ -209,6 +215,22 @@ void HandCommitLoopsToManagers(void* manager, void* ducklake_transaction) {
   void* catalog = At<void*>(ducklake_transaction, abi::kTransactionCatalogOffset);
   auto& retrials_server_side = At<bool>(catalog, abi::kCatalogRetrialsServerSideOffset);
   if (!retrials_server_side) retrials_server_side = true;
+}
+
+// Tells DuckLake's catalog that the commit its loop staged as snapshot
+// `rebase.staged_snapshot` landed as `rebase.landed_snapshot`, through the
+// offsets read from ducklake_last_committed_snapshot's bind (checked at
+// registration), under the catalog's own commit_lock. Only if DuckLake's id
+// is still the one it staged: a later commit of another connection may have
+// set its own since.
+void SetLastCommittedSnapshot(void* ducklake_transaction,
+                              const commit::RowTransaction::Rebase& rebase) {
+  void* catalog = At<void*>(ducklake_transaction, abi::kTransactionCatalogOffset);
+  std::lock_guard<std::mutex> guard(At<std::mutex>(catalog, abi::kCatalogCommitLockOffset));
+  auto& id = At<duckdb::idx_t>(catalog, abi::kCatalogLastCommittedSnapshotOffset);
+  if (id == static_cast<duckdb::idx_t>(rebase.staged_snapshot)) {
+    id = static_cast<duckdb::idx_t>(rebase.landed_snapshot);
+  }
 }
 
 duckdb::unique_ptr<ManagerObject> CreateManager(void* ducklake_transaction) {
@@ -507,15 +529,18 @@ uint64_t ManagerSlots::GetNextColumnId(abi::TableIndex table_id) {
   return static_cast<uint64_t>(*max) + 1;
 }
 
-// DuckLake's own commit loop, retried inside the catalog: a commit that lost
-// the head to another commit re-checks DuckLake's conflicts on the new head
-// (answered from the store, QueryAtSnapshot) and re-writes its batch, holding
-// the process's turn to commit to the store so it loses only to other
-// processes (at most once to this one); with no backoff on a store no other
-// process writes. ducklake_max_retry_count still bounds the retries. A true
-// conflict ends the loop with DuckLake's own error, as it would anyway. A lake
-// DuckLake's SQL serves gets DuckLake's loop with the user's settings, exactly
-// as DuckLake would run it.
+// DuckLake's own commit loop, run inside the catalog. A commit that lost the
+// head only to commits that changed the data of other tables is rebased onto
+// the new head as it lands (commit::RowTransaction::AllowRebase), and
+// DuckLake is told the id it landed at; DuckLake sees no lost race. Any other
+// lost race goes to DuckLake's retry: it re-checks DuckLake's conflicts on the
+// new head (answered from the store, QueryAtSnapshot) and re-writes its batch,
+// holding from that first retry on the process's turn to commit to the store,
+// which every rebasing commit of the process lands under too, so its retries
+// lose only to other processes. ducklake_max_retry_count still bounds them. A
+// true conflict ends the loop with DuckLake's own error, as it would anyway.
+// A lake DuckLake's SQL serves gets DuckLake's loop with the user's settings,
+// exactly as DuckLake would run it.
 void ManagerSlots::FlushChangesServerSide(TransactionMethods& transaction,
                                           abi::DuckLakeSnapshot transaction_snapshot,
                                           const TransactionChanges& changes,
@@ -528,9 +553,8 @@ void ManagerSlots::FlushChangesServerSide(TransactionMethods& transaction,
     (transaction.*run_commit_loop)(transaction_snapshot, changes, retry_config);
     return;
   }
-  // On a store only this process writes, a lost race was lost to a commit
-  // of this process, which has landed by the time this loop holds the turn:
-  // the retry can start at once. Where other processes write too (etcd),
+  // On a store only this process writes, a retry holding the turn loses to
+  // nobody: it can start at once. Where other processes write too (etcd),
   // retrying at once makes writers collide again in lockstep; DuckLake's
   // randomized backoff spreads them.
   abi::DuckLakeRetryConfig in_catalog = retry_config;
@@ -538,8 +562,17 @@ void ManagerSlots::FlushChangesServerSide(TransactionMethods& transaction,
     in_catalog.retry_wait_ms = 0;
     in_catalog.retry_backoff = 1.0;
   }
-  std::lock_guard<std::mutex> turn(*metadata.where.commit_turn);
+  auto& loop = CommitLoopState::Of(metadata.context);
+  loop.Begin(registration.rebase, metadata.where.commit_turn);
+  struct EndLoop {
+    CommitLoopState& loop;
+    ~EndLoop() { loop.End(); }
+  } end_loop{loop};
   (transaction.*run_commit_loop)(transaction_snapshot, changes, in_catalog);
+  if (const auto& rebased = loop.rebased()) {
+    SetLastCommittedSnapshot(&transaction, *rebased);
+    registration.rebased_commits.fetch_add(1, std::memory_order_relaxed);
+  }
   registration.in_catalog_commits.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -565,6 +598,13 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::QueryAtSnapshot(
           : std::nullopt;
   if (!catalog_query && !inlined_table_id && query != registration.conflict_check_query) {
     return original();
+  }
+  if (!catalog_query && !inlined_table_id) {
+    // A retry of a commit loop: its first read of the store comes after this.
+    auto get_connection =
+        reinterpret_cast<GetConnectionFunction>(registration.module->get_connection());
+    CommitLoopState::Of(*get_connection(StateOf(this).ducklake_transaction).context)
+        .TakeTurnForRetries();
   }
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog) return original();
@@ -612,6 +652,10 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::ExecuteCommitBatch(
     using Query = duckdb::unique_ptr<duckdb::QueryResult> (ManagerSlots::*)(std::string&);
     return (this->*MemberAt<Query>(OriginalSlot(abi::kQuerySlot)))(sql);
   };
+  if (CommitLoopState::Of(metadata.context).rebase_allowed()) {
+    MoraineTransaction::Get(metadata.context, *metadata.catalog)
+        .WithRows(metadata.where, false, [](commit::RowTransaction& rows) { rows.AllowRebase(); });
+  }
   CommitBatchStager::Counts counts;
   auto result = CommitBatchStager(metadata.context, *metadata.catalog, metadata.where)
                     .Run(batch, run_sql, counts);
@@ -697,6 +741,13 @@ void NativeMetadataManager::EnsureRegistered() {
   registration.in_catalog_retry = registration.in_catalog_retry_reason.empty();
   if (registration.in_catalog_retry) {
     slots[abi::kFlushChangesServerSideSlot] = AddressOf(&ManagerSlots::FlushChangesServerSide);
+    registration.rebase_reason = registration.module->CheckLastCommittedSnapshot();
+    registration.rebase = registration.rebase_reason.empty();
+    if (!registration.rebase) {
+      std::fprintf(stderr,
+                   "moraine: commits that lose a race are retried by DuckLake, never rebased: %s\n",
+                   registration.rebase_reason.c_str());
+    }
   } else {
     std::fprintf(stderr,
                  "moraine: DuckLake's commits retry with DuckLake's client backoff, not inside "
@@ -741,6 +792,9 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
   status.native_inlined_table_lookups = registration.native_inlined_table_lookups.load();
   status.staged_batch_statements = registration.staged_batch_statements.load();
   status.sql_batch_statements = registration.sql_batch_statements.load();
+  status.rebase = registration.rebase;
+  status.rebase_reason = registration.rebase_reason;
+  status.rebased_commits = registration.rebased_commits.load();
   return status;
 }
 

@@ -74,6 +74,12 @@ class NativeMetadataManager {
     uint64_t native_inlined_table_lookups = 0;  // newest inlined table, per inlining commit
     uint64_t staged_batch_statements = 0;       // commit batch statements staged without SQL
     uint64_t sql_batch_statements = 0;          // commit batch statements left to DuckDB
+    // Whether a commit that lost its race to commits on other tables is
+    // rebased onto the new head (commit/snapshot_rebase.h), why not, and how
+    // many were.
+    bool rebase = false;
+    std::string rebase_reason;
+    uint64_t rebased_commits = 0;
   };
 
   // Registers the factory if DuckLake is loaded and not registered yet. A

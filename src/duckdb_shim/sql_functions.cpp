@@ -271,11 +271,15 @@ duckdb::unique_ptr<duckdb::FunctionData> NativeManagerBind(
            "native_catalog_queries",
            "native_inlined_table_lookups",
            "staged_batch_statements",
-           "sql_batch_statements"};
+           "sql_batch_statements",
+           "rebase",
+           "rebased_commits"};
   types.assign(3, duckdb::LogicalType::VARCHAR);
   types.resize(11, duckdb::LogicalType::UBIGINT);
   types.push_back(duckdb::LogicalType::BOOLEAN);
   types.resize(18, duckdb::LogicalType::UBIGINT);
+  types.push_back(duckdb::LogicalType::BOOLEAN);
+  types.push_back(duckdb::LogicalType::UBIGINT);
   return duckdb::make_uniq<duckdb::TableFunctionData>();
 }
 
@@ -307,6 +311,8 @@ void NativeManagerStatus(duckdb::ClientContext&, duckdb::TableFunctionInput& inp
   output.SetValue(15, 0, duckdb::Value::UBIGINT(status.native_inlined_table_lookups));
   output.SetValue(16, 0, duckdb::Value::UBIGINT(status.staged_batch_statements));
   output.SetValue(17, 0, duckdb::Value::UBIGINT(status.sql_batch_statements));
+  output.SetValue(18, 0, duckdb::Value::BOOLEAN(status.rebase));
+  output.SetValue(19, 0, duckdb::Value::UBIGINT(status.rebased_commits));
 }
 
 }  // namespace

@@ -2,11 +2,13 @@
 // manager (FlushChangesServerSide in duckdb_shim/native_metadata_manager.h):
 // connections of one process that keep losing races to each other's commits
 // on disjoint tables all land with DuckLake's retry settings at their
-// defaults; a true conflict still ends in DuckLake's own conflict error; and a
-// lake attached with the manager off gets DuckLake's loop as DuckLake runs it.
+// defaults; a commit that lost only to inlined data of other tables is
+// rebased as it lands, every other lost race is re-checked by DuckLake, and
+// both leave exactly what DuckLake's own retry leaves; a true conflict still
+// ends in DuckLake's own conflict error; and a lake attached with the
+// manager off gets DuckLake's loop as DuckLake runs it.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <memory>
 #include <string>
 #include <thread>
@@ -146,11 +148,13 @@ TEST(InCatalogRetry, TheTransactionThatAttachedTheLakeCommitsWhileAnotherReadsIt
   EXPECT_EQ(session.Query("SELECT count(*), sum(i) FROM lake.t"), (Rows{{"3", "6"}}));
 }
 
-// A commit that lost its race to a commit on another table re-checks on the
-// new head: DuckLake's conflict-check query is answered from the store, and
-// the stats it hands back are the ones the retried batch builds on. The
-// catalog rows it leaves are those DuckLake's SQL leaves.
-Rows LostRaceOnAnotherTable(const std::string& options) {
+// What a lost race leaves: the session's transaction runs `mine` while
+// another connection commits `theirs` (each a statement or two of one
+// transaction), then commits. Returns every catalog row a data commit
+// touches, the rows of both tables at each snapshot, and the last committed
+// snapshot DuckLake reports to the session right after its commit.
+Rows LostRace(const std::string& options, const std::vector<std::string>& mine,
+              const std::vector<std::string>& theirs) {
   TempDir dir;
   DuckLakeSession session;
   AttachLake(session, dir, options);
@@ -160,37 +164,102 @@ Rows LostRaceOnAnotherTable(const std::string& options) {
   session.Run("INSERT INTO lake.u VALUES (10)");
   auto other = OtherConnection(session);
   session.Run("BEGIN");
-  session.Run("INSERT INTO lake.t VALUES (7, 'seven')");
-  auto won = other->Query("INSERT INTO lake.u VALUES (11)");
-  EXPECT_FALSE(won->HasError()) << won->GetError();
+  for (const auto& statement : mine) session.Run(statement);
+  EXPECT_FALSE(other->Query("BEGIN")->HasError());
+  for (const auto& statement : theirs) {
+    auto won = other->Query(statement);
+    EXPECT_FALSE(won->HasError()) << statement << ": " << won->GetError();
+  }
+  EXPECT_FALSE(other->Query("COMMIT")->HasError());
   session.Run("COMMIT");
-  Rows rows = session.Query(
+  Rows rows = session.Query("FROM lake.last_committed_snapshot()");
+  const char* catalog_rows =
       "SELECT 'table', table_id, record_count, next_row_id, NULL, NULL, NULL FROM "
       "__ducklake_metadata_lake.ducklake_table_stats UNION ALL SELECT 'column', table_id, "
       "column_id, contains_null::INTEGER, min_value, max_value, NULL FROM "
-      "__ducklake_metadata_lake.ducklake_table_column_stats ORDER BY ALL");
-  for (const auto& row : session.Query("SELECT count(*), sum(i), max(s) FROM lake.t")) {
-    rows.push_back(row);
-  }
-  for (const auto& row : session.Query("SELECT snapshot_id, changes_made FROM "
-                                       "__ducklake_metadata_lake.ducklake_snapshot_changes "
-                                       "ORDER BY snapshot_id")) {
-    rows.push_back(row);
+      "__ducklake_metadata_lake.ducklake_table_column_stats UNION ALL SELECT 'snapshot', "
+      "snapshot_id, schema_version, next_catalog_id, next_file_id, NULL, NULL FROM "
+      "__ducklake_metadata_lake.ducklake_snapshot UNION ALL SELECT 'changes', snapshot_id, NULL, "
+      "NULL, changes_made, NULL, NULL FROM __ducklake_metadata_lake.ducklake_snapshot_changes "
+      "ORDER BY ALL";
+  for (const auto& row : session.Query(catalog_rows)) rows.push_back(row);
+  const int64_t head = session.Head();
+  for (int64_t at = 3; at <= head; ++at) {
+    const std::string version = " AT (VERSION => " + std::to_string(at) + ")";
+    for (const auto& row :
+         session.Query("SELECT " + std::to_string(at) + ", count(*), sum(i), max(s) FROM lake.t" +
+                       version + " UNION ALL SELECT " + std::to_string(at) +
+                       ", count(*), sum(i), NULL FROM lake.u" + version)) {
+      rows.push_back(row);
+    }
   }
   return rows;
 }
 
-TEST(InCatalogRetry, ALostRaceIsReCheckedFromTheStoreAndLeavesDuckLakesRows) {
-  const uint64_t before = NativeMetadataManager::CurrentStatus().native_conflict_checks;
-  const Rows native = LostRaceOnAnotherTable("");
-  EXPECT_GE(NativeMetadataManager::CurrentStatus().native_conflict_checks - before, 1u);
-  const uint64_t off = NativeMetadataManager::CurrentStatus().native_conflict_checks;
-  const Rows sql = LostRaceOnAnotherTable(", META_NATIVE_MANAGER false");
-  EXPECT_EQ(NativeMetadataManager::CurrentStatus().native_conflict_checks, off);
+struct RetryCounts {
+  uint64_t conflict_checks;
+  uint64_t rebased;
+};
+RetryCounts Counts() {
+  const auto status = NativeMetadataManager::CurrentStatus();
+  return {status.native_conflict_checks, status.rebased_commits};
+}
+
+// A commit that lost its race only to a commit of inlined data on another
+// table is moved onto the new head as it lands (commit/snapshot_rebase.h):
+// DuckLake sees no lost race and re-checks nothing, and the lake holds
+// exactly what DuckLake's own retry leaves, at every snapshot, with DuckLake
+// reporting the snapshot the commit landed at.
+void ExpectRebased(const std::vector<std::string>& mine, const std::vector<std::string>& theirs) {
+  const RetryCounts before = Counts();
+  const Rows native = LostRace("", mine, theirs);
+  const RetryCounts after = Counts();
+  EXPECT_EQ(after.rebased - before.rebased, 1u);
+  EXPECT_EQ(after.conflict_checks - before.conflict_checks, 0u);
+  const Rows sql = LostRace(", META_NATIVE_MANAGER false", mine, theirs);
+  EXPECT_EQ(Counts().rebased, after.rebased);
   EXPECT_EQ(native, sql);
-  EXPECT_NE(std::find(native.begin(), native.end(), Rows::value_type{"3", "13", "seven"}),
-            native.end())
-      << "the lake does not hold the three rows";
+  EXPECT_EQ(native.at(0), (Rows::value_type{"6"})) << "DuckLake's last committed snapshot";
+}
+
+TEST(InCatalogRetry, AnInsertThatLostToAnInsertIntoAnotherTableIsRebased) {
+  ExpectRebased({"INSERT INTO lake.t VALUES (7, 'seven')"}, {"INSERT INTO lake.u VALUES (11)"});
+}
+
+TEST(InCatalogRetry, ADeleteThatLostToInsertsIntoAnotherTableIsRebased) {
+  ExpectRebased({"DELETE FROM lake.t WHERE i = 5"},
+                {"INSERT INTO lake.u VALUES (11)", "INSERT INTO lake.u VALUES (12)"});
+}
+
+// Any other lost race goes to DuckLake's retry, which re-checks on the new
+// head from the store, and leaves what DuckLake's SQL leaves.
+void ExpectReChecked(const std::vector<std::string>& mine, const std::vector<std::string>& theirs) {
+  const RetryCounts before = Counts();
+  const Rows native = LostRace("", mine, theirs);
+  const RetryCounts after = Counts();
+  EXPECT_EQ(after.rebased - before.rebased, 0u);
+  EXPECT_GE(after.conflict_checks - before.conflict_checks, 1u);
+  EXPECT_EQ(native, LostRace(", META_NATIVE_MANAGER false", mine, theirs));
+}
+
+TEST(InCatalogRetry, AnInsertThatLostToAnInsertIntoTheSameTableIsReChecked) {
+  ExpectReChecked({"INSERT INTO lake.t VALUES (7, 'seven')"},
+                  {"INSERT INTO lake.t VALUES (8, 'eight')"});
+}
+
+TEST(InCatalogRetry, AnInsertThatLostToASchemaChangeIsReChecked) {
+  ExpectReChecked({"INSERT INTO lake.t VALUES (7, 'seven')"},
+                  {"ALTER TABLE lake.u ADD COLUMN j INTEGER"});
+}
+
+TEST(InCatalogRetry, AnInsertThatWritesADataFileIsReChecked) {
+  ExpectReChecked({"INSERT INTO lake.t SELECT i, 'n' || i FROM range(100) r(i)"},
+                  {"INSERT INTO lake.u VALUES (11)"});
+}
+
+TEST(InCatalogRetry, AnInsertThatLostToADataFileOnAnotherTableIsRebased) {
+  ExpectRebased({"INSERT INTO lake.t VALUES (7, 'seven')"},
+                {"INSERT INTO lake.u SELECT i FROM range(100) r(i)"});
 }
 
 // META_NATIVE_MANAGER false: DuckLake hands its loop to the manager all the

@@ -112,6 +112,25 @@ TEST(NativeManagerAbi, TheRetrialsFlagReaderIsTheDeclaredCodeAndOtherCodeIsRefus
             std::string::npos);
 }
 
+// DuckLake's last committed snapshot id is written (after a rebased commit)
+// only while the constructor that names its reader, and that reader, are the
+// code its offsets were read from.
+TEST(NativeManagerAbi, TheLastCommittedSnapshotReaderIsTheDeclaredCodeAndOtherCodeIsRefused) {
+  DuckLakeSession session;
+  std::string why;
+  auto module = DuckLakeModule::Find(&why);
+  ASSERT_TRUE(module) << why;
+  EXPECT_EQ(module->CheckLastCommittedSnapshot(), "");
+  auto other_field = abi::kLastCommittedSnapshotBindCode;
+  ASSERT_EQ(other_field[0x11c], 0xb0);  // mov 0x3b0(%r13),%rsi
+  other_field[0x11c] = 0xb8;            // mov 0x3b8(%r13),%rsi: another field
+  EXPECT_NE(module->CheckLastCommittedSnapshot(other_field)
+                .find("DuckLakeLastCommittedSnapshotBind is not the code"),
+            std::string::npos);
+  EXPECT_TRUE(NativeMetadataManager::CurrentStatus().rebase)
+      << NativeMetadataManager::CurrentStatus().rebase_reason;
+}
+
 TEST(NativeManagerAbi, RegistersOnceDuckLakeIsLoaded) {
   DuckLakeSession session;
   NativeMetadataManager::EnsureRegistered();
@@ -120,7 +139,7 @@ TEST(NativeManagerAbi, RegistersOnceDuckLakeIsLoaded) {
   EXPECT_NE(status.ducklake_path.find("ducklake.duckdb_extension"), std::string::npos);
   const auto rows = session.Query("SELECT * FROM moraine_native_manager()");
   ASSERT_EQ(rows.size(), 1u);
-  ASSERT_EQ(rows[0].size(), 18u);
+  ASSERT_EQ(rows[0].size(), 20u);
   EXPECT_EQ(rows[0][0], "registered");
 }
 
