@@ -133,6 +133,7 @@ ATTACH_PROBE = """
 import sys, time, duckdb
 con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
 con.execute("SET extension_directory = '%s'")
+con.execute("SET enable_progress_bar = false")  # stdout carries the figures
 for extension in ("moraine", "ducklake", "sqlite_scanner", "postgres_scanner"):
     con.execute("LOAD " + extension)
 cpu, wall = time.process_time(), time.perf_counter()

@@ -196,70 +196,67 @@ Rows LostRace(const std::string& options, const std::vector<std::string>& mine,
   return rows;
 }
 
-struct RetryCounts {
-  uint64_t conflict_checks;
-  uint64_t rebased;
+// How a lost race is settled.
+enum class Settled {
+  // Moved onto the new head as it lands (commit/snapshot_rebase.h): only a
+  // commit that lost to commits of inlined data of other tables. DuckLake
+  // sees no lost race and re-checks nothing.
+  kRebased,
+  // DuckLake's retry, which re-checks on the new head from the store.
+  kReChecked,
 };
-RetryCounts Counts() {
-  const auto status = NativeMetadataManager::CurrentStatus();
-  return {status.native_conflict_checks, status.rebased_commits};
-}
 
-// A commit that lost its race only to a commit of inlined data on another
-// table is moved onto the new head as it lands (commit/snapshot_rebase.h):
-// DuckLake sees no lost race and re-checks nothing, and the lake holds
-// exactly what DuckLake's own retry leaves, at every snapshot, with DuckLake
-// reporting the snapshot the commit landed at.
-void ExpectRebased(const std::vector<std::string>& mine, const std::vector<std::string>& theirs) {
-  const RetryCounts before = Counts();
+// Either way the lake holds exactly what DuckLake's own retry leaves, at
+// every snapshot, and DuckLake reports the snapshot the commit landed at.
+void ExpectLostRace(Settled settled, const std::vector<std::string>& mine,
+                    const std::vector<std::string>& theirs) {
+  const auto before = NativeMetadataManager::CurrentStatus();
   const Rows native = LostRace("", mine, theirs);
-  const RetryCounts after = Counts();
-  EXPECT_EQ(after.rebased - before.rebased, 1u);
-  EXPECT_EQ(after.conflict_checks - before.conflict_checks, 0u);
+  const auto after = NativeMetadataManager::CurrentStatus();
+  const uint64_t rebased = after.rebased_commits - before.rebased_commits;
+  const uint64_t checks = after.native_conflict_checks - before.native_conflict_checks;
+  if (settled == Settled::kRebased) {
+    EXPECT_EQ(rebased, 1u);
+    EXPECT_EQ(checks, 0u);
+  } else {
+    EXPECT_EQ(rebased, 0u);
+    EXPECT_GE(checks, 1u);
+  }
   const Rows sql = LostRace(", META_NATIVE_MANAGER false", mine, theirs);
-  EXPECT_EQ(Counts().rebased, after.rebased);
+  EXPECT_EQ(NativeMetadataManager::CurrentStatus().rebased_commits, after.rebased_commits);
   EXPECT_EQ(native, sql);
   EXPECT_EQ(native.at(0), (Rows::value_type{"6"})) << "DuckLake's last committed snapshot";
 }
 
 TEST(InCatalogRetry, AnInsertThatLostToAnInsertIntoAnotherTableIsRebased) {
-  ExpectRebased({"INSERT INTO lake.t VALUES (7, 'seven')"}, {"INSERT INTO lake.u VALUES (11)"});
+  ExpectLostRace(Settled::kRebased, {"INSERT INTO lake.t VALUES (7, 'seven')"},
+                 {"INSERT INTO lake.u VALUES (11)"});
 }
 
 TEST(InCatalogRetry, ADeleteThatLostToInsertsIntoAnotherTableIsRebased) {
-  ExpectRebased({"DELETE FROM lake.t WHERE i = 5"},
-                {"INSERT INTO lake.u VALUES (11)", "INSERT INTO lake.u VALUES (12)"});
-}
-
-// Any other lost race goes to DuckLake's retry, which re-checks on the new
-// head from the store, and leaves what DuckLake's SQL leaves.
-void ExpectReChecked(const std::vector<std::string>& mine, const std::vector<std::string>& theirs) {
-  const RetryCounts before = Counts();
-  const Rows native = LostRace("", mine, theirs);
-  const RetryCounts after = Counts();
-  EXPECT_EQ(after.rebased - before.rebased, 0u);
-  EXPECT_GE(after.conflict_checks - before.conflict_checks, 1u);
-  EXPECT_EQ(native, LostRace(", META_NATIVE_MANAGER false", mine, theirs));
+  ExpectLostRace(Settled::kRebased, {"DELETE FROM lake.t WHERE i = 5"},
+                 {"INSERT INTO lake.u VALUES (11)", "INSERT INTO lake.u VALUES (12)"});
 }
 
 TEST(InCatalogRetry, AnInsertThatLostToAnInsertIntoTheSameTableIsReChecked) {
-  ExpectReChecked({"INSERT INTO lake.t VALUES (7, 'seven')"},
-                  {"INSERT INTO lake.t VALUES (8, 'eight')"});
+  ExpectLostRace(Settled::kReChecked, {"INSERT INTO lake.t VALUES (7, 'seven')"},
+                 {"INSERT INTO lake.t VALUES (8, 'eight')"});
 }
 
 TEST(InCatalogRetry, AnInsertThatLostToASchemaChangeIsReChecked) {
-  ExpectReChecked({"INSERT INTO lake.t VALUES (7, 'seven')"},
-                  {"ALTER TABLE lake.u ADD COLUMN j INTEGER"});
+  ExpectLostRace(Settled::kReChecked, {"INSERT INTO lake.t VALUES (7, 'seven')"},
+                 {"ALTER TABLE lake.u ADD COLUMN j INTEGER"});
 }
 
 TEST(InCatalogRetry, AnInsertThatWritesADataFileIsReChecked) {
-  ExpectReChecked({"INSERT INTO lake.t SELECT i, 'n' || i FROM range(100) r(i)"},
-                  {"INSERT INTO lake.u VALUES (11)"});
+  ExpectLostRace(Settled::kReChecked,
+                 {"INSERT INTO lake.t SELECT i, 'n' || i FROM range(100) r(i)"},
+                 {"INSERT INTO lake.u VALUES (11)"});
 }
 
 TEST(InCatalogRetry, AnInsertThatLostToADataFileOnAnotherTableIsRebased) {
-  ExpectRebased({"INSERT INTO lake.t VALUES (7, 'seven')"},
-                {"INSERT INTO lake.u SELECT i FROM range(100) r(i)"});
+  ExpectLostRace(Settled::kRebased, {"INSERT INTO lake.t VALUES (7, 'seven')"},
+                 {"INSERT INTO lake.u SELECT i FROM range(100) r(i)"});
 }
 
 // META_NATIVE_MANAGER false: DuckLake hands its loop to the manager all the
