@@ -215,7 +215,7 @@ class StoreRowTransaction final : public RowTransaction {
     RequireUnreservedOption(table, row);
     RequireHeadNotTaken();
     storage.Insert(row);
-    Logged({RowWrite::Kind::kInsert, std::string(table), {}, row});
+    Logged(RowWrite::Kind::kInsert, table, nullptr, &row);
   }
 
   void Update(std::string_view table, RowHandle handle, const Row& row) override {
@@ -226,7 +226,7 @@ class StoreRowTransaction final : public RowTransaction {
     RequireUnreservedOption(table, target.row);
     RequireUnreservedOption(table, row);
     storage.Update(target, row);
-    Logged({RowWrite::Kind::kUpdate, std::string(table), target.row, row});
+    Logged(RowWrite::Kind::kUpdate, table, &target.row, &row);
     target.row = row;
   }
 
@@ -244,7 +244,7 @@ class StoreRowTransaction final : public RowTransaction {
     RowStorage& storage = StorageOf(table);
     RequireUnreservedOption(table, target.row);
     storage.Remove(target);
-    Logged({RowWrite::Kind::kDelete, std::string(table), target.row, {}});
+    Logged(RowWrite::Kind::kDelete, table, &target.row, nullptr);
     target.removed = true;
   }
 
@@ -314,13 +314,12 @@ class StoreRowTransaction final : public RowTransaction {
     return store_->WriteIfHeadUnchanged(HeadKey(), head_value_, batch);
   }
 
-  // Keeps `write` for a replay, if this transaction may still be rebased.
-  void Logged(RowWrite write) {
-    if (!rebase_allowed_) {
-      replayable_ = false;
-      return;
-    }
-    if (replayable_) writes_.push_back(std::move(write));
+  // Keeps a write for a replay, if this transaction may still be rebased;
+  // copies nothing otherwise (every write of every transaction passes here).
+  void Logged(RowWrite::Kind kind, std::string_view table, const Row* before, const Row* after) {
+    if (!rebase_allowed_) replayable_ = false;
+    if (!replayable_) return;
+    writes_.push_back({kind, std::string(table), before ? *before : Row{}, after ? *after : Row{}});
   }
 
   // Applies `writes` (another transaction's) moved by `move`: whether every
