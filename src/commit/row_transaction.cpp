@@ -262,7 +262,7 @@ class StoreRowTransaction final : public RowTransaction {
       throw store::ReadOnlyError("catalog '" + store_->location() + "' is attached read-only");
     }
     std::unique_lock<std::recursive_mutex> turn;
-    if (rebase_allowed_ && caching_store_) {
+    if (rebase_allowed_ && caching_store_ && !turn_held_by_caller_) {
       turn = std::unique_lock<std::recursive_mutex>(caching_store_->commit_turn());
     }
     if (Land()) return;
@@ -291,6 +291,7 @@ class StoreRowTransaction final : public RowTransaction {
   }
 
   void AllowRebase() override { rebase_allowed_ = true; }
+  void CommitTurnHeldByCaller() override { turn_held_by_caller_ = true; }
   std::optional<Rebase> rebased() const override { return rebased_; }
 
  private:
@@ -509,6 +510,7 @@ class StoreRowTransaction final : public RowTransaction {
   std::optional<std::string> schema_name_;                                    // cached SchemaName()
   bool finished_ = false;
   bool rebase_allowed_ = false;
+  bool turn_held_by_caller_ = false;  // CommitTurnHeldByCaller
   // Every write went through Insert, Update or Delete after AllowRebase, and
   // is in writes_.
   bool replayable_ = true;

@@ -227,6 +227,13 @@ class RowTransaction {
   // never rebased. From then on a write no longer fails early when this
   // process already moved the head past the transaction's base.
   virtual void AllowRebase() = 0;
+  // Tells Commit that its caller already holds the store's commit turn on
+  // this commit's behalf (a commit loop that took it for its retries), so
+  // Commit must not take it again. The turn is a mutex of the thread that
+  // took it, and a commit may run on another one: DuckDB executes the COMMIT
+  // of DuckLake's metadata connection on any of its worker threads, which
+  // deadlocked against the loop's own thread waiting for that COMMIT.
+  virtual void CommitTurnHeldByCaller() = 0;
   // Where a rebased commit landed: the snapshot id its rows named when staged
   // and the one they landed as.
   struct Rebase {

@@ -9,9 +9,9 @@
 //   - the process's commit turn, taken at the loop's first retry and held
 //     until the loop ends, so that a retry loses only to other processes.
 //
-// Thread-safety: used by the thread running the commit loop only (DuckLake
-// runs the loop, and its metadata connection's queries and commit, on the
-// committing thread).
+// Thread-safety: written by the thread running the commit loop only. The
+// loop's COMMIT statements may run on a DuckDB worker thread, which reads it
+// (holds_turn, RecordRebase) while the loop's thread waits for that COMMIT.
 #pragma once
 
 #include <mutex>
@@ -37,6 +37,8 @@ class CommitLoopState : public duckdb::ClientContextState {
   bool rebase_allowed() const { return rebase_allowed_; }
   // Takes the turn, if the loop has one and does not hold it yet.
   void TakeTurnForRetries();
+  // Whether the loop holds the turn now (its commits must not take it again).
+  bool holds_turn() const { return held_.owns_lock(); }
 
   void RecordRebase(const commit::RowTransaction::Rebase& rebase) { rebased_ = rebase; }
   const std::optional<commit::RowTransaction::Rebase>& rebased() const { return rebased_; }

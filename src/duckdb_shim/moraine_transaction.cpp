@@ -67,6 +67,11 @@ duckdb::ErrorData MoraineTransaction::Commit() {
       if (&each != writer) each.rows->Rollback();
     }
     if (writer) {
+      // The commit loop running on this context may hold the commit turn
+      // while this COMMIT runs on another thread (a DuckDB worker).
+      if (auto client = context.lock(); client && CommitLoopState::Of(*client).holds_turn()) {
+        writer->rows->CommitTurnHeldByCaller();
+      }
       writer->rows->Commit();
       // A rebased commit landed at another snapshot id than DuckLake staged;
       // the commit loop running on this context tells DuckLake.
