@@ -69,14 +69,15 @@ duckdb::ErrorData MoraineTransaction::Commit() {
     if (writer) {
       // The commit loop running on this context may hold the commit turn
       // while this COMMIT runs on another thread (a DuckDB worker).
-      if (auto client = context.lock(); client && CommitLoopState::Of(*client).holds_turn()) {
+      const auto client = context.lock();
+      if (client && CommitLoopState::Of(*client).holds_turn()) {
         writer->rows->CommitTurnHeldByCaller();
       }
       writer->rows->Commit();
       // A rebased commit landed at another snapshot id than DuckLake staged;
       // the commit loop running on this context tells DuckLake.
-      if (const auto rebase = writer->rows->rebased()) {
-        if (auto client = context.lock()) CommitLoopState::Of(*client).RecordRebase(*rebase);
+      if (const auto rebase = writer->rows->rebased(); rebase && client) {
+        CommitLoopState::Of(*client).RecordRebase(*rebase);
       }
     }
     return duckdb::ErrorData();
