@@ -9,6 +9,10 @@
 // manager off gets DuckLake's loop as DuckLake runs it.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -257,6 +261,51 @@ TEST(InCatalogRetry, AnInsertThatWritesADataFileIsReChecked) {
 TEST(InCatalogRetry, AnInsertThatLostToADataFileOnAnotherTableIsRebased) {
   ExpectLostRace(Settled::kRebased, {"INSERT INTO lake.t VALUES (7, 'seven')"},
                  {"INSERT INTO lake.u SELECT i FROM range(100) r(i)"});
+}
+
+// DuckDB may run the COMMIT that DuckLake's loop sends to the metadata
+// connection on a task-scheduler worker, not on the thread that runs the
+// loop and holds the commit turn. That COMMIT must not wait for the turn
+// (session 11 found it did, and hung). With several threads, lost races on
+// one table each go through the loop's retry, so each round is a chance for
+// the worker to take that COMMIT; a watchdog turns a hang into a failure.
+TEST(InCatalogRetry, ARetriedCommitLandsWhenAWorkerThreadRunsItsCatalogCommit) {
+  constexpr int kRounds = 30;
+  TempDir dir;
+  DuckLakeSession session;
+  AttachLake(session, dir);
+  session.Run("SET threads = 4");
+  session.Run("CREATE TABLE lake.t (i INTEGER)");
+  auto other = session.host().Connect();
+  const auto before = NativeMetadataManager::CurrentStatus();
+
+  std::atomic<bool> finished{false};
+  std::thread watchdog([&] {
+    for (int waited = 0; waited < 600 && !finished; ++waited) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (!finished) {
+      std::fprintf(stderr, "a lost race's retry hung for 60 s (the commit turn deadlock)\n");
+      std::_Exit(2);
+    }
+  });
+  for (int round = 0; round < kRounds; ++round) {
+    session.Run("BEGIN");
+    session.Run("INSERT INTO lake.t VALUES (" + std::to_string(2 * round) + ")");
+    auto won = other->Query("INSERT INTO lake.t VALUES (" + std::to_string(2 * round + 1) + ")");
+    ASSERT_FALSE(won->HasError()) << won->GetError();
+    session.Run("COMMIT");
+  }
+  finished = true;
+  watchdog.join();
+
+  const auto after = NativeMetadataManager::CurrentStatus();
+  EXPECT_GE(after.native_conflict_checks - before.native_conflict_checks,
+            static_cast<uint64_t>(kRounds));
+  const int rows = 2 * kRounds;
+  EXPECT_EQ(
+      session.Query("SELECT count(*), count(DISTINCT i), sum(i) FROM lake.t"),
+      (Rows{{std::to_string(rows), std::to_string(rows), std::to_string(rows * (rows - 1) / 2)}}));
 }
 
 // META_NATIVE_MANAGER false: DuckLake hands its loop to the manager all the
