@@ -32,6 +32,11 @@ struct RocksDbHandle;  // the open DB and what must outlive it (rocksdb_store.cp
 class RocksDbStore final : public KvStore {
  public:
   static std::unique_ptr<RocksDbStore> Open(const KvOptions& options);
+  // A read-write handle that wrote flushes its memtable as it closes, and
+  // compacts level 0 when the flushes have gathered enough of it, so the next
+  // open replays no log and starts no compaction; one that wrote nothing
+  // drops the empty logs earlier sessions left once a few have gathered.
+  // Best effort: on failure the next open does the work, as after a crash.
   ~RocksDbStore() override;
 
   std::unique_ptr<KvSnapshot> GetSnapshot() override;
@@ -86,6 +91,9 @@ class RocksDbStore final : public KvStore {
   // changed with mutex_ held. recovery_error_ is guarded by mutex_.
   std::atomic<bool> write_failed_{false};
   std::string recovery_error_;
+  // Whether this handle wrote anything; guarded by mutex_. A writer that did
+  // flushes its memtable as it closes (see LeaveNothingToReplay).
+  bool wrote_ = false;
 };
 
 }  // namespace moraine::store

@@ -10,6 +10,8 @@
 //         commit.torn_log_write half of the batch's log record is written
 //         commit.after_write    the batch is durable, the commit not yet
 //                               acknowledged to its caller
+//         close.before_flush    a writer closes; every commit is acknowledged,
+//                               its memtable not yet flushed
 //   MORAINE_TEST_FAULT=<fault>@<op>[:<n>]   the n-th (default 1) <op> on a
 //       write-ahead log file fails with <fault>, once:
 //         <op>:    append | sync

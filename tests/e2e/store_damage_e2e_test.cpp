@@ -7,11 +7,13 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "store/rocksdb_store.h"
 #include "support/directory_fingerprint.h"
 #include "support/ducklake_session.h"
 #include "support/moraine_lake_test.h"
+#include "support/run_process.h"
 
 namespace moraine {
 namespace {
@@ -28,6 +30,18 @@ class StoreDamage : public test::MoraineLakeTest {
   void FlushStore() {
     auto store = store::RocksDbStore::Open({.location = Store(), .create_if_missing = false});
     store->Flush();
+  }
+
+  // Runs `statements` on the lake in a `moraine sql` child that acknowledges
+  // them all and is killed as its store closes, before the close flushes the
+  // memtable: the log holds every commit, as a writer that crashed leaves it.
+  void RunInAKilledWriter(const std::vector<std::string>& statements) {
+    std::string sql = AttachLake();
+    for (const auto& statement : statements) sql += "; " + statement;
+    const auto child =
+        test::RunCommand("MORAINE_TEST_CRASH_AT=close.before_flush " +
+                         std::string(MORAINE_EXECUTABLE) + " sql -c \"" + sql + "\" 2>&1");
+    ASSERT_EQ(child.exit_code, 128 + 9) << "the writer did not die as it closed:\n" << child.output;
   }
 
   std::string NewestFile(const std::string& suffix) const {
@@ -86,13 +100,10 @@ TEST_F(StoreDamage, ADeletedCurrentFileIsRefusedAndRepairBringsEveryCommitBack) 
 }
 
 TEST_F(StoreDamage, ADamagedLogRecordIsRefusedRatherThanDroppingLaterCommits) {
-  {
-    test::DuckLakeSession session;
-    session.Run(AttachLake());
-    session.Run("CREATE TABLE lake.t (i INTEGER)");
-    for (int i = 1; i <= 40; ++i)
-      session.Run("INSERT INTO lake.t VALUES (" + std::to_string(i) + ")");
-  }
+  std::vector<std::string> statements = {"CREATE TABLE lake.t (i INTEGER)"};
+  for (int i = 1; i <= 40; ++i)
+    statements.push_back("INSERT INTO lake.t VALUES (" + std::to_string(i) + ")");
+  RunInAKilledWriter(statements);
   const std::string log = NewestFile(".log");
   std::string bytes = test::ReadWholeFile(log);
   ASSERT_GT(bytes.size(), 1000u);
@@ -109,13 +120,10 @@ TEST_F(StoreDamage, ADamagedLogRecordIsRefusedRatherThanDroppingLaterCommits) {
 }
 
 TEST_F(StoreDamage, ALogRecordOfARecycledLogsTypeIsRefusedRatherThanEndingTheLog) {
-  {
-    test::DuckLakeSession session;
-    session.Run(AttachLake());
-    session.Run("CREATE TABLE lake.t (i INTEGER)");
-    for (int i = 1; i <= 5; ++i)
-      session.Run("INSERT INTO lake.t VALUES (" + std::to_string(i) + ")");
-  }
+  std::vector<std::string> statements = {"CREATE TABLE lake.t (i INTEGER)"};
+  for (int i = 1; i <= 5; ++i)
+    statements.push_back("INSERT INTO lake.t VALUES (" + std::to_string(i) + ")");
+  RunInAKilledWriter(statements);
   // The first record's type byte, full (1) flipped to recyclable full (5):
   // RocksDB would read it as the end of the log (read-write) or spin on it
   // forever (read-only).
@@ -140,12 +148,7 @@ TEST_F(StoreDamage, AnIncompleteLastLogRecordIsATornUnacknowledgedWriteAndOpens)
     session.Run("CREATE TABLE lake.t (i INTEGER)");
     session.Run("INSERT INTO lake.t VALUES (1)");
   }
-  FlushStore();
-  {
-    test::DuckLakeSession session;
-    session.Run(AttachLake());
-    session.Run("INSERT INTO lake.t VALUES (2)");
-  }
+  RunInAKilledWriter({"INSERT INTO lake.t VALUES (2)"});
   // Cut the last record short, as a crash in the middle of its write does.
   const std::string log = NewestFile(".log");
   const auto size = fs::file_size(log);

@@ -93,5 +93,46 @@ TEST(StoreKvDisk, SessionsThatWriteNothingDoNotGatherLogFiles) {
   EXPECT_EQ(keys, std::vector<std::string>{"k"});
 }
 
+size_t FilesEndingIn(const std::string& directory, const std::string& suffix) {
+  size_t count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    if (entry.path().filename().string().ends_with(suffix)) count++;
+  }
+  return count;
+}
+
+// A writer flushes what it wrote as it closes: the next open replays no log
+// (after a long writing session that replay cost the first ATTACH a second
+// of CPU), and level 0 never gathers enough files to start a compaction at
+// open.
+TEST(StoreKvDisk, AWriterLeavesNoLogToReplayAndNoCompactionToRun) {
+  test::TempDir dir;
+  KvOptions options;
+  options.location = dir.path("lake.moraine");
+  constexpr int kSessions = 12;
+  for (int session = 0; session < kSessions; session++) {
+    {
+      auto store = OpenKvStore(options);
+      WriteBatch batch;
+      batch.Put("k" + std::to_string(session), "v" + std::to_string(session));
+      batch.Put("head", std::to_string(session));  // as every commit does
+      store->Write(batch);
+    }
+    for (const auto& entry : std::filesystem::directory_iterator(options.location)) {
+      if (entry.path().extension() == ".log") {
+        EXPECT_EQ(std::filesystem::file_size(entry.path()), 0u)
+            << entry.path().filename() << " after session " << session;
+      }
+    }
+    // At most three level-0 files, and the one their compactions made.
+    EXPECT_LE(FilesEndingIn(options.location, ".sst"), 4u) << "after session " << session;
+  }
+  auto store = OpenKvStore(options);
+  for (int session = 0; session < kSessions; session++) {
+    EXPECT_EQ(GetLatest(*store, "k" + std::to_string(session)),
+              std::optional<std::string>("v" + std::to_string(session)));
+  }
+}
+
 }  // namespace
 }  // namespace moraine::store
