@@ -33,10 +33,11 @@ class RocksDbStore final : public KvStore {
  public:
   static std::unique_ptr<RocksDbStore> Open(const KvOptions& options);
   // A read-write handle that wrote flushes its memtable as it closes, and
-  // compacts level 0 when the flushes have gathered enough of it, so the next
-  // open replays no log and starts no compaction; one that wrote nothing
-  // drops the empty logs earlier sessions left once a few have gathered.
-  // Best effort: on failure the next open does the work, as after a crash.
+  // every handle lets the compactions RocksDB wants finish (bounded in
+  // time), so the next open replays no log and starts no compaction; one that
+  // wrote nothing drops the empty logs earlier sessions left once a few have
+  // gathered. Best effort: on failure the next open does the work, as after a
+  // crash.
   ~RocksDbStore() override;
 
   std::unique_ptr<KvSnapshot> GetSnapshot() override;
