@@ -198,6 +198,20 @@ class RowTransaction {
   // (dropped and renamed versions included), read from the keys alone;
   // nullopt when the table has no column rows.
   std::optional<int64_t> MaxColumnId(int64_t table_id);
+  // The rows DuckLake counts for `table_id` in its data files at `snapshot`
+  // (its GetNetDataFileRowCount): the record counts of the data files live
+  // then, less the delete counts of the delete files live then on data files
+  // live then, less the rows of `inlined_deletions` (the table's inlined
+  // deletion table, if it has one) on those data files that were deleted by
+  // then. `at_head`: `snapshot` is the newest and this transaction wrote
+  // nothing, so live rows are the unended ones. May be negative, as
+  // DuckLake's own sum may.
+  int64_t NetDataFileRowCount(int64_t table_id, int64_t snapshot, bool at_head,
+                              std::optional<std::string_view> inlined_deletions);
+  // The rows of inlined data table `table` live at `snapshot` (DuckLake's
+  // GetNetInlinedRowCount). Throws store::NotFoundError for a table the
+  // transaction does not serve.
+  int64_t LiveInlinedRowCount(std::string_view table, int64_t snapshot, bool at_head);
 
   // --- The catalog version (RFC 0012) ---
   // The global `version` option exactly as recorded (DuckLake's scans see

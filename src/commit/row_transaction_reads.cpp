@@ -1,8 +1,10 @@
 // The reads that moraine's native DuckLake metadata manager answers: one
-// snapshot, one table's stats, one table's highest column id (each a scan
-// narrowed to the keys it needs), and what DuckLake's conflict check reads.
+// snapshot, one table's stats, one table's highest column id, its net row
+// counts (each a scan narrowed to the keys it needs), and what DuckLake's
+// conflict check reads.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "commit/row_transaction.h"
 #include "commit/table_rows.h"
@@ -120,6 +122,46 @@ std::optional<int64_t> RowTransaction::MaxColumnId(int64_t table_id) {
         if (id && (!max || *id > *max)) max = id;
       });
   return max;
+}
+
+int64_t RowTransaction::NetDataFileRowCount(int64_t table_id, int64_t snapshot, bool at_head,
+                                            std::optional<std::string_view> inlined_deletions) {
+  int64_t count = 0;
+  std::set<int64_t> live_files;
+  TableRows(*this, "ducklake_data_file", {"table_id", "data_file_id", "record_count"})
+      .ForEachLive(
+          snapshot, at_head,
+          [&](const std::vector<size_t>& at, const Row& row) {
+            if (const auto id = Optional<int64_t>(row[at[1]])) live_files.insert(*id);
+            count += Optional<int64_t>(row[at[2]]).value_or(0);
+          },
+          table_id);
+  TableRows(*this, "ducklake_delete_file", {"table_id", "data_file_id", "delete_count"})
+      .ForEachLive(
+          snapshot, at_head,
+          [&](const std::vector<size_t>& at, const Row& row) {
+            const auto file = Optional<int64_t>(row[at[1]]);
+            if (file && live_files.count(*file)) count -= Optional<int64_t>(row[at[2]]).value_or(0);
+          },
+          table_id);
+  if (inlined_deletions && !live_files.empty()) {
+    // Not versioned: a deletion counts from its begin_snapshot on.
+    TableRows(*this, *inlined_deletions, {"file_id", "begin_snapshot"})
+        .ForEachFrom(*live_files.begin(), [&](const std::vector<size_t>& at, const Row& row) {
+          const auto file = Optional<int64_t>(row[at[0]]);
+          const auto begin = Optional<int64_t>(row[at[1]]);
+          if (file && begin && *begin <= snapshot && live_files.count(*file)) --count;
+        });
+  }
+  return count;
+}
+
+int64_t RowTransaction::LiveInlinedRowCount(std::string_view table, int64_t snapshot,
+                                            bool at_head) {
+  int64_t count = 0;
+  TableRows(*this, table, {"row_id"})
+      .ForEachLive(snapshot, at_head, [&](const std::vector<size_t>&, const Row&) { ++count; });
+  return count;
 }
 
 }  // namespace moraine::commit

@@ -113,6 +113,12 @@ inline constexpr size_t kGetCatalogForSnapshotSlot = 20;
 inline constexpr size_t kGetGlobalTableStatsSlot = 21;
 //                     vector<DuckLakeGlobalStatsInfo> GetGlobalTableStats(DuckLakeSnapshot,
 //                     TableIndex)
+// idx_t GetNetDataFileRowCount(TableIndex, DuckLakeSnapshot)
+inline constexpr size_t kGetNetDataFileRowCountSlot = 29;
+// idx_t GetNetInlinedRowCount(const string &inlined_table_name, DuckLakeSnapshot)
+inline constexpr size_t kGetNetInlinedRowCountSlot = 30;
+// string GetInlinedDeletionTableName(TableIndex, DuckLakeSnapshot, bool create_if_not_exists)
+inline constexpr size_t kGetInlinedDeletionTableNameSlot = 38;
 inline constexpr size_t kGetSnapshotSlot = 42;  // unique_ptr<DuckLakeSnapshot> GetSnapshot()
 // unique_ptr<DuckLakeSnapshot> GetSnapshot(BoundAtClause &at, SnapshotBound bound)
 inline constexpr size_t kGetSnapshotAtSlot = 43;

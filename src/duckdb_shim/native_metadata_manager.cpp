@@ -71,6 +71,10 @@ class ManagerSlots {
   duckdb::vector<abi::DuckLakeGlobalStatsInfo> GetGlobalTableStats(abi::DuckLakeSnapshot snapshot,
                                                                    abi::TableIndex table_id);
   uint64_t GetNextColumnId(abi::TableIndex table_id);
+  uint64_t GetNetDataFileRowCount(abi::TableIndex table_id, abi::DuckLakeSnapshot snapshot);
+  uint64_t GetNetInlinedRowCount(const std::string& inlined_table, abi::DuckLakeSnapshot snapshot);
+  std::string GetInlinedDeletionTableName(abi::TableIndex table_id, abi::DuckLakeSnapshot snapshot,
+                                          bool create_if_not_exists);
   abi::DuckLakeCatalogInfo GetCatalogForSnapshot(abi::DuckLakeSnapshot snapshot);
   duckdb::unique_ptr<duckdb::QueryResult> QueryAtSnapshot(abi::DuckLakeSnapshot snapshot,
                                                           std::string& query);
@@ -142,6 +146,7 @@ struct Registration {
   std::atomic<uint64_t> native_snapshot_reads{0};
   std::atomic<uint64_t> native_stats_reads{0};
   std::atomic<uint64_t> native_column_id_reads{0};
+  std::atomic<uint64_t> native_row_counts{0};
   std::atomic<uint64_t> native_catalog_reads{0};
   std::atomic<uint64_t> catalog_cache_hits{0};
   std::atomic<uint64_t> catalog_cache_rereads{0};
@@ -529,6 +534,92 @@ uint64_t ManagerSlots::GetNextColumnId(abi::TableIndex table_id) {
   return static_cast<uint64_t>(*max) + 1;
 }
 
+// Whether a read at `snapshot` reads the head of a transaction that wrote
+// nothing (`wrote`, asked before WithRows, which holds the transaction's
+// lock): the live rows are then the unended ones, which sit in `current`.
+bool ReadsAtHead(bool wrote, commit::RowTransaction& rows, abi::DuckLakeSnapshot snapshot) {
+  if (wrote) return false;
+  const auto head = rows.LatestSnapshot();
+  return head && static_cast<uint64_t>(head->snapshot_id) <= snapshot.snapshot_id;
+}
+
+std::string InlinedDeletionTableName(abi::TableIndex table_id) {
+  return "ducklake_inlined_delete_" + std::to_string(table_id.index);
+}
+
+// DuckLake asks whether the table has an inlined deletion table by querying
+// it and taking an error for "absent" (a DuckDB bind error thrown and caught
+// at the first scan of every table); the store knows. Creating one stays
+// DuckLake's, which also caches that it did.
+std::string ManagerSlots::GetInlinedDeletionTableName(abi::TableIndex table_id,
+                                                      abi::DuckLakeSnapshot snapshot,
+                                                      bool create_if_not_exists) {
+  auto metadata = MetadataConnectionOf(this);
+  if (!metadata.catalog || create_if_not_exists) {
+    return (this->*MemberAt<decltype(&ManagerSlots::GetInlinedDeletionTableName)>(
+                       OriginalSlot(abi::kGetInlinedDeletionTableNameSlot)))(table_id, snapshot,
+                                                                             create_if_not_exists);
+  }
+  std::string name = InlinedDeletionTableName(table_id);
+  const bool exists = MoraineTransaction::Get(metadata.context, *metadata.catalog)
+                          .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
+                            return rows.FindTable(name).has_value();
+                          });
+  TheRegistration().native_row_counts.fetch_add(1, std::memory_order_relaxed);
+  return exists ? name : std::string();
+}
+
+// The count(*) DuckLake answers from its catalog: data files' record counts
+// less their deletions. A negative sum (a catalog DuckLake itself would fail
+// to read as idx_t) is left to DuckLake's query and its error.
+uint64_t ManagerSlots::GetNetDataFileRowCount(abi::TableIndex table_id,
+                                              abi::DuckLakeSnapshot snapshot) {
+  auto metadata = MetadataConnectionOf(this);
+  std::optional<int64_t> count;
+  if (metadata.catalog) {
+    auto& moraine = MoraineTransaction::Get(metadata.context, *metadata.catalog);
+    const bool wrote = moraine.wrote(metadata.where);
+    count = moraine.WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
+      const std::string deletions = InlinedDeletionTableName(table_id);
+      const bool has_deletions = rows.FindTable(deletions).has_value();
+      return rows.NetDataFileRowCount(
+          static_cast<int64_t>(table_id.index), static_cast<int64_t>(snapshot.snapshot_id),
+          ReadsAtHead(wrote, rows, snapshot),
+          has_deletions ? std::optional<std::string_view>(deletions) : std::nullopt);
+    });
+  }
+  if (!count || *count < 0) {
+    return (this->*MemberAt<decltype(&ManagerSlots::GetNetDataFileRowCount)>(
+                       OriginalSlot(abi::kGetNetDataFileRowCountSlot)))(table_id, snapshot);
+  }
+  TheRegistration().native_row_counts.fetch_add(1, std::memory_order_relaxed);
+  return static_cast<uint64_t>(*count);
+}
+
+// The live rows of one of the table's inlined data tables; a table the store
+// does not hold is left to DuckLake's query and its error.
+uint64_t ManagerSlots::GetNetInlinedRowCount(const std::string& inlined_table,
+                                             abi::DuckLakeSnapshot snapshot) {
+  auto metadata = MetadataConnectionOf(this);
+  std::optional<int64_t> count;
+  if (metadata.catalog) {
+    auto& moraine = MoraineTransaction::Get(metadata.context, *metadata.catalog);
+    const bool wrote = moraine.wrote(metadata.where);
+    count = moraine.WithRows(
+        metadata.where, false, [&](commit::RowTransaction& rows) -> std::optional<int64_t> {
+          if (!rows.FindTable(inlined_table)) return std::nullopt;
+          return rows.LiveInlinedRowCount(inlined_table, static_cast<int64_t>(snapshot.snapshot_id),
+                                          ReadsAtHead(wrote, rows, snapshot));
+        });
+  }
+  if (!count) {
+    return (this->*MemberAt<decltype(&ManagerSlots::GetNetInlinedRowCount)>(
+                       OriginalSlot(abi::kGetNetInlinedRowCountSlot)))(inlined_table, snapshot);
+  }
+  TheRegistration().native_row_counts.fetch_add(1, std::memory_order_relaxed);
+  return static_cast<uint64_t>(*count);
+}
+
 // DuckLake's own commit loop, run inside the catalog. A commit that lost the
 // head only to commits that changed the data of other tables is rebased onto
 // the new head as it lands (commit::RowTransaction::AllowRebase), and
@@ -699,6 +790,10 @@ void NativeMetadataManager::EnsureRegistered() {
   slots[abi::kGetGlobalTableStatsSlot] = AddressOf(&ManagerSlots::GetGlobalTableStats);
   slots[abi::kGetNextColumnIdSlot] = AddressOf(&ManagerSlots::GetNextColumnId);
   slots[abi::kGetSnapshotAtSlot] = AddressOf(&ManagerSlots::GetSnapshotAt);
+  slots[abi::kGetNetDataFileRowCountSlot] = AddressOf(&ManagerSlots::GetNetDataFileRowCount);
+  slots[abi::kGetNetInlinedRowCountSlot] = AddressOf(&ManagerSlots::GetNetInlinedRowCount);
+  slots[abi::kGetInlinedDeletionTableNameSlot] =
+      AddressOf(&ManagerSlots::GetInlinedDeletionTableName);
   registration.get_data_path = registration.module->Symbol(abi::kGetDataPathSymbol);
   registration.get_path_separator = registration.module->Symbol(abi::kGetPathSeparatorSymbol);
   registration.parse_quoted_list = registration.module->Symbol(abi::kParseQuotedListSymbol);
@@ -780,6 +875,7 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
   status.native_snapshot_reads = registration.native_snapshot_reads.load();
   status.native_stats_reads = registration.native_stats_reads.load();
   status.native_column_id_reads = registration.native_column_id_reads.load();
+  status.native_row_counts = registration.native_row_counts.load();
   status.native_catalog_reads = registration.native_catalog_reads.load();
   status.catalog_cache_hits = registration.catalog_cache_hits.load();
   status.catalog_cache_rereads = registration.catalog_cache_rereads.load();

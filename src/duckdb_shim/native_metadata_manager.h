@@ -59,6 +59,9 @@ class NativeMetadataManager {
     uint64_t native_snapshot_reads = 0;
     uint64_t native_stats_reads = 0;
     uint64_t native_column_id_reads = 0;
+    // Row counts DuckLake reads for count(*) (net data-file and inlined rows,
+    // and whether the inlined deletion table exists).
+    uint64_t native_row_counts = 0;
     uint64_t native_catalog_reads = 0;
     // How the catalog reads at the head were served (commit/head_catalog_cache.h).
     uint64_t catalog_cache_hits = 0;

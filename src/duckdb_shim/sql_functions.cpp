@@ -273,12 +273,14 @@ duckdb::unique_ptr<duckdb::FunctionData> NativeManagerBind(
            "staged_batch_statements",
            "sql_batch_statements",
            "rebase",
-           "rebased_commits"};
+           "rebased_commits",
+           "native_row_counts"};
   types.assign(3, duckdb::LogicalType::VARCHAR);
   types.resize(11, duckdb::LogicalType::UBIGINT);
   types.push_back(duckdb::LogicalType::BOOLEAN);
   types.resize(18, duckdb::LogicalType::UBIGINT);
   types.push_back(duckdb::LogicalType::BOOLEAN);
+  types.push_back(duckdb::LogicalType::UBIGINT);
   types.push_back(duckdb::LogicalType::UBIGINT);
   return duckdb::make_uniq<duckdb::TableFunctionData>();
 }
@@ -313,6 +315,7 @@ void NativeManagerStatus(duckdb::ClientContext&, duckdb::TableFunctionInput& inp
   output.SetValue(17, 0, duckdb::Value::UBIGINT(status.sql_batch_statements));
   output.SetValue(18, 0, duckdb::Value::BOOLEAN(status.rebase));
   output.SetValue(19, 0, duckdb::Value::UBIGINT(status.rebased_commits));
+  output.SetValue(20, 0, duckdb::Value::UBIGINT(status.native_row_counts));
 }
 
 }  // namespace
