@@ -543,6 +543,20 @@ bool ReadsAtHead(bool wrote, commit::RowTransaction& rows, abi::DuckLakeSnapshot
   return head && static_cast<uint64_t>(head->snapshot_id) <= snapshot.snapshot_id;
 }
 
+// A row count `count(rows, at_head)` reads in the store (nullopt: DuckLake's
+// query answers), or nullopt for a lake DuckLake's SQL serves.
+template <class Count>
+std::optional<int64_t> CountInStore(void* manager, abi::DuckLakeSnapshot snapshot,
+                                    const Count& count) {
+  auto metadata = MetadataConnectionOf(manager);
+  if (!metadata.catalog) return std::nullopt;
+  auto& moraine = MoraineTransaction::Get(metadata.context, *metadata.catalog);
+  const bool wrote = moraine.wrote(metadata.where);
+  return moraine.WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
+    return count(rows, ReadsAtHead(wrote, rows, snapshot));
+  });
+}
+
 std::string InlinedDeletionTableName(abi::TableIndex table_id) {
   return "ducklake_inlined_delete_" + std::to_string(table_id.index);
 }
@@ -574,20 +588,13 @@ std::string ManagerSlots::GetInlinedDeletionTableName(abi::TableIndex table_id,
 // to read as idx_t) is left to DuckLake's query and its error.
 uint64_t ManagerSlots::GetNetDataFileRowCount(abi::TableIndex table_id,
                                               abi::DuckLakeSnapshot snapshot) {
-  auto metadata = MetadataConnectionOf(this);
-  std::optional<int64_t> count;
-  if (metadata.catalog) {
-    auto& moraine = MoraineTransaction::Get(metadata.context, *metadata.catalog);
-    const bool wrote = moraine.wrote(metadata.where);
-    count = moraine.WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
-      const std::string deletions = InlinedDeletionTableName(table_id);
-      const bool has_deletions = rows.FindTable(deletions).has_value();
-      return rows.NetDataFileRowCount(
-          static_cast<int64_t>(table_id.index), static_cast<int64_t>(snapshot.snapshot_id),
-          ReadsAtHead(wrote, rows, snapshot),
-          has_deletions ? std::optional<std::string_view>(deletions) : std::nullopt);
-    });
-  }
+  const auto count = CountInStore(this, snapshot, [&](commit::RowTransaction& rows, bool at_head) {
+    const std::string deletions = InlinedDeletionTableName(table_id);
+    const bool has_deletions = rows.FindTable(deletions).has_value();
+    return std::optional<int64_t>(rows.NetDataFileRowCount(
+        static_cast<int64_t>(table_id.index), static_cast<int64_t>(snapshot.snapshot_id), at_head,
+        has_deletions ? std::optional<std::string_view>(deletions) : std::nullopt));
+  });
   if (!count || *count < 0) {
     return (this->*MemberAt<decltype(&ManagerSlots::GetNetDataFileRowCount)>(
                        OriginalSlot(abi::kGetNetDataFileRowCountSlot)))(table_id, snapshot);
@@ -600,18 +607,12 @@ uint64_t ManagerSlots::GetNetDataFileRowCount(abi::TableIndex table_id,
 // does not hold is left to DuckLake's query and its error.
 uint64_t ManagerSlots::GetNetInlinedRowCount(const std::string& inlined_table,
                                              abi::DuckLakeSnapshot snapshot) {
-  auto metadata = MetadataConnectionOf(this);
-  std::optional<int64_t> count;
-  if (metadata.catalog) {
-    auto& moraine = MoraineTransaction::Get(metadata.context, *metadata.catalog);
-    const bool wrote = moraine.wrote(metadata.where);
-    count = moraine.WithRows(
-        metadata.where, false, [&](commit::RowTransaction& rows) -> std::optional<int64_t> {
-          if (!rows.FindTable(inlined_table)) return std::nullopt;
-          return rows.LiveInlinedRowCount(inlined_table, static_cast<int64_t>(snapshot.snapshot_id),
-                                          ReadsAtHead(wrote, rows, snapshot));
-        });
-  }
+  const auto count = CountInStore(
+      this, snapshot, [&](commit::RowTransaction& rows, bool at_head) -> std::optional<int64_t> {
+        if (!rows.FindTable(inlined_table)) return std::nullopt;
+        return rows.LiveInlinedRowCount(inlined_table, static_cast<int64_t>(snapshot.snapshot_id),
+                                        at_head);
+      });
   if (!count) {
     return (this->*MemberAt<decltype(&ManagerSlots::GetNetInlinedRowCount)>(
                        OriginalSlot(abi::kGetNetInlinedRowCountSlot)))(inlined_table, snapshot);
