@@ -355,7 +355,8 @@ void WaitForCompactions(rocksdb::DB& db) {
   }
 }
 
-void LeaveNothingToReplay(rocksdb::DB& db, rocksdb::Env& env, const std::string& path, bool wrote) {
+void LeaveNothingForTheNextOpen(rocksdb::DB& db, rocksdb::Env& env, const std::string& path,
+                                bool wrote) {
   if (FlushWhatTheSessionLeft(db, env, path, wrote)) WaitForCompactions(db);
 }
 
@@ -445,7 +446,7 @@ RocksDbStore::~RocksDbStore() {
   std::lock_guard lock(mutex_);
   if (!handle_ || !handle_->db || write_failed_.load()) return;
   rocksdb::Env& env = handle_->env ? *handle_->env : *handle_->db->GetEnv();
-  LeaveNothingToReplay(*handle_->db, env, path_, wrote_);
+  LeaveNothingForTheNextOpen(*handle_->db, env, path_, wrote_);
 }
 
 std::shared_ptr<RocksDbHandle> RocksDbStore::CurrentHandle() const {

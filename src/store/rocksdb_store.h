@@ -93,7 +93,7 @@ class RocksDbStore final : public KvStore {
   std::atomic<bool> write_failed_{false};
   std::string recovery_error_;
   // Whether this handle wrote anything; guarded by mutex_. A writer that did
-  // flushes its memtable as it closes (see LeaveNothingToReplay).
+  // flushes its memtable as it closes (see LeaveNothingForTheNextOpen).
   bool wrote_ = false;
 };
 
