@@ -557,8 +557,11 @@ std::optional<int64_t> CountInStore(void* manager, abi::DuckLakeSnapshot snapsho
   });
 }
 
-std::string InlinedDeletionTableName(abi::TableIndex table_id) {
-  return "ducklake_inlined_delete_" + std::to_string(table_id.index);
+// The name of the table's inlined deletion table if the transaction sees it,
+// else empty (as DuckLake's GetInlinedDeletionTableName answers).
+std::string InlinedDeletionTableIn(commit::RowTransaction& rows, abi::TableIndex table_id) {
+  std::string name = "ducklake_inlined_delete_" + std::to_string(table_id.index);
+  return rows.FindTable(name) ? name : std::string();
 }
 
 // DuckLake asks whether the table has an inlined deletion table by querying
@@ -574,13 +577,12 @@ std::string ManagerSlots::GetInlinedDeletionTableName(abi::TableIndex table_id,
                        OriginalSlot(abi::kGetInlinedDeletionTableNameSlot)))(table_id, snapshot,
                                                                              create_if_not_exists);
   }
-  std::string name = InlinedDeletionTableName(table_id);
-  const bool exists = MoraineTransaction::Get(metadata.context, *metadata.catalog)
-                          .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
-                            return rows.FindTable(name).has_value();
-                          });
+  std::string name = MoraineTransaction::Get(metadata.context, *metadata.catalog)
+                         .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
+                           return InlinedDeletionTableIn(rows, table_id);
+                         });
   TheRegistration().native_row_counts.fetch_add(1, std::memory_order_relaxed);
-  return exists ? name : std::string();
+  return name;
 }
 
 // The count(*) DuckLake answers from its catalog: data files' record counts
@@ -589,11 +591,10 @@ std::string ManagerSlots::GetInlinedDeletionTableName(abi::TableIndex table_id,
 uint64_t ManagerSlots::GetNetDataFileRowCount(abi::TableIndex table_id,
                                               abi::DuckLakeSnapshot snapshot) {
   const auto count = CountInStore(this, snapshot, [&](commit::RowTransaction& rows, bool at_head) {
-    const std::string deletions = InlinedDeletionTableName(table_id);
-    const bool has_deletions = rows.FindTable(deletions).has_value();
+    const std::string deletions = InlinedDeletionTableIn(rows, table_id);
     return std::optional<int64_t>(rows.NetDataFileRowCount(
         static_cast<int64_t>(table_id.index), static_cast<int64_t>(snapshot.snapshot_id), at_head,
-        has_deletions ? std::optional<std::string_view>(deletions) : std::nullopt));
+        deletions.empty() ? std::nullopt : std::optional<std::string_view>(deletions)));
   });
   if (!count || *count < 0) {
     return (this->*MemberAt<decltype(&ManagerSlots::GetNetDataFileRowCount)>(

@@ -445,8 +445,7 @@ RocksDbStore::~RocksDbStore() {
   if (options_.read_only) return;
   std::lock_guard lock(mutex_);
   if (!handle_ || !handle_->db || write_failed_.load()) return;
-  rocksdb::Env& env = handle_->env ? *handle_->env : *handle_->db->GetEnv();
-  LeaveNothingForTheNextOpen(*handle_->db, env, path_, wrote_);
+  LeaveNothingForTheNextOpen(*handle_->db, *handle_->db->GetEnv(), path_, wrote_);
 }
 
 std::shared_ptr<RocksDbHandle> RocksDbStore::CurrentHandle() const {
