@@ -16,17 +16,49 @@ void CatalogCachingStore::Write(const store::WriteBatch& batch) {
   wrapped_->Write(batch);
 }
 
+std::unique_ptr<store::KvSnapshot> CatalogCachingStore::GetSnapshotForCommit() {
+  return wrapped_->GetSnapshotForCommit();
+}
+
+// Forgets the cached catalog if the batch it advanced to never becomes durable.
+class CatalogCachingStore::CacheDroppingLandedWrite final : public store::LandedWrite {
+ public:
+  CacheDroppingLandedWrite(std::unique_ptr<store::LandedWrite> landed, HeadCatalogCache& cache)
+      : landed_(std::move(landed)), cache_(cache) {}
+  void AwaitDurable() override {
+    try {
+      landed_->AwaitDurable();
+    } catch (...) {
+      cache_.Forget();
+      throw;
+    }
+  }
+
+ private:
+  std::unique_ptr<store::LandedWrite> landed_;
+  HeadCatalogCache& cache_;
+};
+
 bool CatalogCachingStore::WriteIfHeadUnchanged(
     std::string_view head_key, const std::optional<std::string>& expected_head_value,
     const store::WriteBatch& batch) {
-  bool landed = false;
+  auto landed = LandIfHeadUnchanged(head_key, expected_head_value, batch);
+  if (!landed) return false;
+  landed->AwaitDurable();
+  return true;
+}
+
+std::unique_ptr<store::LandedWrite> CatalogCachingStore::LandIfHeadUnchanged(
+    std::string_view head_key, const std::optional<std::string>& expected_head_value,
+    const store::WriteBatch& batch) {
+  std::unique_ptr<store::LandedWrite> landed;
   try {
-    landed = wrapped_->WriteIfHeadUnchanged(head_key, expected_head_value, batch);
+    landed = wrapped_->LandIfHeadUnchanged(head_key, expected_head_value, batch);
   } catch (...) {
     head_catalog_.Forget();  // whether it landed is not known here
     throw;
   }
-  if (!landed) return false;
+  if (!landed) return nullptr;
   if (head_key == HeadKey()) {
     const uint64_t landed_on =
         (expected_head_value ? DecodeHeadBatchCount(*expected_head_value) : 0) + 1;
@@ -37,7 +69,7 @@ bool CatalogCachingStore::WriteIfHeadUnchanged(
   } else {
     head_catalog_.Forget();  // anchored elsewhere: not a commit of the catalog
   }
-  return true;
+  return std::make_unique<CacheDroppingLandedWrite>(std::move(landed), head_catalog_);
 }
 
 bool CatalogCachingStore::LandedOn(uint64_t base_batch_count) const {

@@ -40,17 +40,26 @@ class CatalogCachingStore : public store::KvStore {
   bool LandedOn(uint64_t base_batch_count) const;
 
   std::unique_ptr<store::KvSnapshot> GetSnapshot() override;
+  std::unique_ptr<store::KvSnapshot> GetSnapshotForCommit() override;
   // A batch without a head compare (a migration, a tool) may change anything
   // the cache holds: it is dropped.
   void Write(const store::WriteBatch& batch) override;
   bool WriteIfHeadUnchanged(std::string_view head_key,
                             const std::optional<std::string>& expected_head_value,
                             const store::WriteBatch& batch) override;
+  // The cache advances as the batch lands, before it is durable: only
+  // commits read a head that is not yet durable, and a commit on it lands
+  // only if that head does. A failed sync drops the cache.
+  std::unique_ptr<store::LandedWrite> LandIfHeadUnchanged(
+      std::string_view head_key, const std::optional<std::string>& expected_head_value,
+      const store::WriteBatch& batch) override;
   bool read_only() const override;
   bool OneWritingProcess() const override { return wrapped_->OneWritingProcess(); }
   const std::string& location() const override;
 
  private:
+  class CacheDroppingLandedWrite;
+
   std::unique_ptr<store::KvStore> wrapped_;
   HeadCatalogCache head_catalog_;
   std::recursive_mutex commit_turn_;

@@ -67,11 +67,14 @@ store::v1::HeadRecord DecodeHead(const std::optional<std::string>& value) {
 // handed out, the reserved catalog version, and the one-batch commit.
 class StoreRowTransaction final : public RowTransaction {
  public:
-  StoreRowTransaction(std::shared_ptr<store::KvStore> store, catalog::CatalogVersion shape)
+  // Reads what `store` has made durable; `for_commit`: everything that landed
+  // (a rebase, which lands after it, building on the newest head).
+  StoreRowTransaction(std::shared_ptr<store::KvStore> store, catalog::CatalogVersion shape,
+                      bool for_commit = false)
       : store_(std::move(store)),
         caching_store_(dynamic_cast<CatalogCachingStore*>(store_.get())),
         shape_(shape),
-        view_(store_->GetSnapshot()),
+        view_(for_commit ? store_->GetSnapshotForCommit() : store_->GetSnapshot()),
         head_value_(view_.Get(HeadKey())),
         head_(DecodeHead(head_value_)),
         staged_(view_, (head_.batch_count() + 1) << 32) {}
@@ -265,13 +268,28 @@ class StoreRowTransaction final : public RowTransaction {
     if (rebase_allowed_ && caching_store_ && !turn_held_by_caller_) {
       turn = std::unique_lock<std::recursive_mutex>(caching_store_->commit_turn());
     }
-    if (Land()) return;
+    auto landed = LandOrRebase();
+    // The next commit may land while this one's sync runs, and joins it.
+    if (turn.owns_lock()) turn.unlock();
+    landed->AwaitDurable();
+  }
+
+  void AllowRebase() override { rebase_allowed_ = true; }
+  void CommitTurnHeldByCaller() override { turn_held_by_caller_ = true; }
+  std::optional<Rebase> rebased() const override { return rebased_; }
+
+ private:
+  // Lands the staged batch on the head this transaction began at, or else
+  // (if it may) rebased onto the newest head; throws ConflictError if
+  // neither. Not durable yet.
+  std::unique_ptr<store::LandedWrite> LandOrRebase() {
+    if (auto landed = Land()) return landed;
     if (!rebase_allowed_ || !replayable_ || !head_value_) throw store::ConflictError(kLostRace);
     const auto base = SnapshotAt(static_cast<int64_t>(head_.snapshot_id()));
     const auto rebasable = base ? DataCommitOf(writes_, *base, shape_) : std::nullopt;
     if (!rebasable) throw store::ConflictError(kLostRace);
     for (int attempt = 0; attempt < kRebaseAttempts; ++attempt) {
-      StoreRowTransaction onto(store_, shape_);
+      StoreRowTransaction onto(store_, shape_, /*for_commit=*/true);
       const auto head = onto.LatestSnapshot();
       if (!head ||
           !HeadAdmitsRebase(*rebasable, *base, head_.batch_count(), *head, onto.head_.batch_count(),
@@ -282,22 +300,17 @@ class StoreRowTransaction final : public RowTransaction {
       if (!onto.Replay(writes_, move)) break;
       onto.staged_.FlushContainers();
       onto.finished_ = true;
-      if (onto.Land()) {
+      if (auto landed = onto.Land()) {
         rebased_ = Rebase{move.from, move.to};
-        return;
+        return landed;
       }
     }
     throw store::ConflictError(kLostRace);
   }
 
-  void AllowRebase() override { rebase_allowed_ = true; }
-  void CommitTurnHeldByCaller() override { turn_held_by_caller_ = true; }
-  std::optional<Rebase> rebased() const override { return rebased_; }
-
- private:
   // Writes the staged batch if the head is still the one this transaction
-  // began at: whether it landed.
-  bool Land() {
+  // began at; null if it is not.
+  std::unique_ptr<store::LandedWrite> Land() {
     store::WriteBatch batch;
     view_.AppendTo(&batch);
     int64_t head_snapshot = head_value_ ? static_cast<int64_t>(head_.snapshot_id()) : -1;
@@ -312,7 +325,7 @@ class StoreRowTransaction final : public RowTransaction {
       batch.Put(FormatKey(), EncodeFormat());
     }
     batch.Put(HeadKey(), EncodeHead(head_snapshot, head_.batch_count() + 1));
-    return store_->WriteIfHeadUnchanged(HeadKey(), head_value_, batch);
+    return store_->LandIfHeadUnchanged(HeadKey(), head_value_, batch);
   }
 
   // Keeps a write for a replay, if this transaction may still be rebased;

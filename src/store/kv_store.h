@@ -41,6 +41,18 @@ class KvSnapshot {
   virtual std::unique_ptr<KvIterator> Scan(const KeyRange& range) const = 0;
 };
 
+// A batch that landed but may not be durable yet (KvStore::LandIfHeadUnchanged).
+// Thread-safety: one thread at a time.
+class LandedWrite {
+ public:
+  virtual ~LandedWrite() = default;
+  // Returns once the batch is durable: a crash after it loses nothing.
+  // Throws IoError if it never will be (its log sync failed); the store then
+  // recovers as after any failed write. Until it returns, the commit must not
+  // be acknowledged.
+  virtual void AwaitDurable() = 0;
+};
+
 // Thread-safe: every method may be called from several threads at once, and
 // concurrent writes each land atomically; WriteIfHeadUnchanged is what orders
 // commits (its compare is the only conflict anchor).
@@ -48,7 +60,16 @@ class KvStore {
  public:
   virtual ~KvStore() = default;
 
+  // A view of every durable write: a batch that landed but is not durable yet
+  // is never seen through it (the call waits for its sync instead), so what a
+  // reader saw survives a crash.
   virtual std::unique_ptr<KvSnapshot> GetSnapshot() = 0;
+  // A view of every batch that landed, durable or not, for a commit that
+  // builds on the newest head while other commits' syncs are still running.
+  // Only for a commit that lands after it: that commit's own durability
+  // covers every batch before it (the store's log is one sequence), and if
+  // they never become durable, neither does it. Default: GetSnapshot().
+  virtual std::unique_ptr<KvSnapshot> GetSnapshotForCommit() { return GetSnapshot(); }
 
   // Applies every operation of `batch` or none, in batch order: for a key
   // the batch names more than once, the last operation wins
@@ -62,6 +83,21 @@ class KvStore {
   virtual bool WriteIfHeadUnchanged(std::string_view head_key,
                                     const std::optional<std::string>& expected_head_value,
                                     const WriteBatch& batch) = 0;
+  // WriteIfHeadUnchanged in two steps, so that a commit can give up the
+  // order of commits before it waits for its sync and the next commit's
+  // write joins that sync (group commit). Null: the head changed, nothing was
+  // written. Otherwise the batch is applied (later commits and
+  // GetSnapshotForCommit see it) and durable once AwaitDurable returns.
+  // Default: WriteIfHeadUnchanged, durable on return.
+  virtual std::unique_ptr<LandedWrite> LandIfHeadUnchanged(
+      std::string_view head_key, const std::optional<std::string>& expected_head_value,
+      const WriteBatch& batch) {
+    struct AlreadyDurable final : LandedWrite {
+      void AwaitDurable() override {}
+    };
+    if (!WriteIfHeadUnchanged(head_key, expected_head_value, batch)) return nullptr;
+    return std::make_unique<AlreadyDurable>();
+  }
 
   virtual bool read_only() const = 0;
   virtual const std::string& location() const = 0;

@@ -24,6 +24,7 @@
 #include "store/rocksdb_status.h"
 #include "store/store_directory.h"
 #include "store/test_hooks.h"
+#include "store/wal_group_sync.h"
 #include "util/temp_dir.h"
 
 namespace moraine::store {
@@ -32,9 +33,15 @@ struct RocksDbHandle {
   std::shared_ptr<rocksdb::Env> env;  // null for the default (disk) Env
   std::unique_ptr<rocksdb::DB> db;
   std::string secondary_dir;  // a read-only handle's private scratch directory
+  // A read-write handle's log syncs, its writes landing unsynced; null for a
+  // read-only one, and for an in-memory one (RocksDB's in-memory log files
+  // cannot be synced apart from a write, and nothing survives their process
+  // anyway): its writes sync as they land.
+  std::unique_ptr<WalGroupSync> group_sync;
 
   ~RocksDbHandle() {
-    db.reset();  // before the Env it runs on
+    group_sync.reset();  // before the DB it syncs
+    db.reset();          // before the Env it runs on
     if (!secondary_dir.empty() && env == nullptr) {
       std::error_code ignored;
       std::filesystem::remove_all(secondary_dir, ignored);
@@ -50,11 +57,14 @@ bool IsMemoryLocation(const std::string& location) { return location.starts_with
 
 class RocksDbIterator final : public KvIterator {
  public:
-  RocksDbIterator(std::shared_ptr<RocksDbHandle> handle, const rocksdb::Snapshot* snapshot,
-                  const KeyRange& range)
-      : handle_(std::move(handle)), range_(range), upper_bound_(ToSlice(range_.end)) {
+  RocksDbIterator(std::shared_ptr<RocksDbHandle> handle,
+                  std::shared_ptr<const rocksdb::Snapshot> snapshot, const KeyRange& range)
+      : handle_(std::move(handle)),
+        snapshot_(std::move(snapshot)),
+        range_(range),
+        upper_bound_(ToSlice(range_.end)) {
     rocksdb::ReadOptions read_options;
-    read_options.snapshot = snapshot;
+    read_options.snapshot = snapshot_.get();
     read_options.verify_checksums = true;
     if (!range_.end.empty()) read_options.iterate_upper_bound = &upper_bound_;
     iterator_.reset(handle_->db->NewIterator(read_options));
@@ -77,7 +87,8 @@ class RocksDbIterator final : public KvIterator {
     if (!iterator_->Valid()) ThrowIfError(iterator_->status(), "scan");
   }
 
-  std::shared_ptr<RocksDbHandle> handle_;  // keeps the DB open while iterating
+  std::shared_ptr<RocksDbHandle> handle_;              // keeps the DB open while iterating
+  std::shared_ptr<const rocksdb::Snapshot> snapshot_;  // outlives the view that made this
   KeyRange range_;
   rocksdb::Slice upper_bound_;  // must outlive iterator_
   std::unique_ptr<rocksdb::Iterator> iterator_;
@@ -85,18 +96,16 @@ class RocksDbIterator final : public KvIterator {
 
 class RocksDbSnapshot final : public KvSnapshot {
  public:
-  // A secondary instance cannot take RocksDB snapshots; it is frozen while a
-  // KvSnapshot shares it (see GetSnapshot), so its latest state is the view.
-  explicit RocksDbSnapshot(std::shared_ptr<RocksDbHandle> handle)
-      : handle_(std::move(handle)),
-        snapshot_(handle_->secondary_dir.empty() ? handle_->db->GetSnapshot() : nullptr) {}
-  ~RocksDbSnapshot() override {
-    if (snapshot_ != nullptr) handle_->db->ReleaseSnapshot(snapshot_);
-  }
+  // A read-write instance's `snapshot`. A secondary instance cannot take
+  // RocksDB snapshots (`snapshot` is null); it is frozen while a KvSnapshot
+  // shares it (see GetSnapshot), so its latest state is the view.
+  RocksDbSnapshot(std::shared_ptr<RocksDbHandle> handle,
+                  std::shared_ptr<const rocksdb::Snapshot> snapshot)
+      : handle_(std::move(handle)), snapshot_(std::move(snapshot)) {}
 
   std::optional<std::string> Get(std::string_view key) const override {
     rocksdb::ReadOptions read_options;
-    read_options.snapshot = snapshot_;
+    read_options.snapshot = snapshot_.get();
     read_options.verify_checksums = true;
     std::string value;
     rocksdb::Status status = handle_->db->Get(read_options, ToSlice(key), &value);
@@ -110,8 +119,8 @@ class RocksDbSnapshot final : public KvSnapshot {
   }
 
  private:
-  std::shared_ptr<RocksDbHandle> handle_;
-  const rocksdb::Snapshot* snapshot_;
+  std::shared_ptr<RocksDbHandle> handle_;  // keeps the DB open; declared first, released last
+  std::shared_ptr<const rocksdb::Snapshot> snapshot_;  // null for a secondary instance
 };
 
 // Turns RocksDB's own recovery from a write error off: it polls for free
@@ -134,7 +143,7 @@ rocksdb::Options BaseOptions(rocksdb::Env* env, std::shared_ptr<rocksdb::Logger>
   // and dropping every later, acknowledged commit (RocksDB's default,
   // point-in-time recovery). Only an incomplete last record is tolerated: it
   // is a write torn by a crash, and a torn write was never acknowledged,
-  // since every write is synced before it returns.
+  // since every write is synced before it is acknowledged.
   rocks.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
   // The manifest records every synced log, so a log that went missing or
   // lost synced bytes is refused at open instead of replayed short.
@@ -387,9 +396,26 @@ void OpenWriterInto(RocksDbHandle& handle, const KvOptions& options, const std::
     ThrowOpenError(status, options.location, "read-write");
   }
   handle.db.reset(db);
+  if (memory_env == nullptr && options.sync)
+    handle.group_sync = std::make_unique<WalGroupSync>(*db);
 }
 
 }  // namespace
+
+// A batch applied to one instance at `sequence`, durable once that instance
+// has synced its log past it.
+class RocksDbLandedWrite final : public LandedWrite {
+ public:
+  RocksDbLandedWrite(RocksDbStore& store, std::shared_ptr<RocksDbHandle> handle,
+                     rocksdb::SequenceNumber sequence)
+      : store_(store), handle_(std::move(handle)), sequence_(sequence) {}
+  void AwaitDurable() override { store_.AwaitDurable(*handle_, sequence_); }
+
+ private:
+  RocksDbStore& store_;
+  std::shared_ptr<RocksDbHandle> handle_;
+  rocksdb::SequenceNumber sequence_;
+};
 
 std::unique_ptr<RocksDbStore> RocksDbStore::Open(const KvOptions& options) {
   auto handle = std::make_shared<RocksDbHandle>();
@@ -455,21 +481,12 @@ std::shared_ptr<RocksDbHandle> RocksDbStore::CurrentHandle() const {
 
 std::unique_ptr<KvSnapshot> RocksDbStore::GetSnapshot() {
   if (!options_.read_only) {
-    // A transaction that begins after a failed write is the moment to
-    // recover: the transactions that read the old instance have ended.
-    // (Checked without the write lock first: a snapshot never waits behind
-    // a commit's sync.)
-    if (write_failed_.load()) {
-      std::lock_guard lock(mutex_);
-      if (write_failed_.load()) RecoverFromFailedWriteLocked();
-    }
-    auto handle = CurrentHandle();
-    if (!handle->db) {
-      std::lock_guard lock(mutex_);  // for recovery_error_
-      throw IoError("moraine store at '" + options_.location +
-                    "' could not be reopened after a failed write: " + recovery_error_);
-    }
-    return std::make_unique<RocksDbSnapshot>(std::move(handle));
+    // Only what is durable: a reader must not act on a commit a crash could
+    // still take back. It does not wait for a sync running now.
+    auto handle = WriterHandle();
+    auto view =
+        handle->group_sync ? handle->group_sync->DurableView() : NewestSnapshotOf(*handle->db);
+    return std::make_unique<RocksDbSnapshot>(std::move(handle), std::move(view));
   }
   // A secondary instance supports no RocksDB snapshots, so a read-only view is
   // an instance nobody moves: catch the current one up only while no snapshot
@@ -485,16 +502,60 @@ std::unique_ptr<KvSnapshot> RocksDbStore::GetSnapshot() {
     std::lock_guard swap(handle_mutex_);
     handle_ = std::move(fresh);
   }
-  return std::make_unique<RocksDbSnapshot>(handle_);
+  return std::make_unique<RocksDbSnapshot>(handle_, nullptr);
+}
+
+std::unique_ptr<KvSnapshot> RocksDbStore::GetSnapshotForCommit() {
+  if (options_.read_only) return GetSnapshot();
+  auto handle = WriterHandle();
+  auto view = NewestSnapshotOf(*handle->db);
+  return std::make_unique<RocksDbSnapshot>(std::move(handle), std::move(view));
+}
+
+std::shared_ptr<RocksDbHandle> RocksDbStore::WriterHandle() {
+  // A transaction that begins after a failed write is the moment to
+  // recover: the transactions that read the old instance have ended.
+  // (Checked without the write lock first: a snapshot never waits behind a
+  // commit.)
+  if (write_failed_.load()) {
+    std::lock_guard lock(mutex_);
+    if (write_failed_.load()) RecoverFromFailedWriteLocked();
+  }
+  auto handle = CurrentHandle();
+  if (!handle->db) {
+    std::lock_guard lock(mutex_);  // for recovery_error_
+    throw IoError("moraine store at '" + options_.location +
+                  "' could not be reopened after a failed write: " + recovery_error_);
+  }
+  return handle;
+}
+
+void RocksDbStore::AwaitDurable(RocksDbHandle& handle, uint64_t sequence) {
+  // A store that asked for no syncs (benchmarks of the engine), or whose
+  // writes synced as they landed.
+  if (!options_.sync || !handle.group_sync) return;
+  try {
+    handle.group_sync->AwaitDurable(sequence);
+  } catch (const IoError&) {
+    // Only the instance the failed sync belonged to needs recovering; one
+    // reopened since is sound.
+    std::lock_guard lock(mutex_);
+    if (handle_.get() == &handle) write_failed_ = true;
+    throw;
+  }
 }
 
 bool RocksDbStore::RecoverFromFailedWriteLocked() {
   // ENOSPC is a hard error RocksDB resumes from once space returns; an I/O
-  // error on the log is fatal to the open instance. Then the store is closed
-  // and opened again, which replays the log, as soon as no snapshot still
-  // reads the old instance.
+  // error on the log is fatal to the open instance, and so is a failed log
+  // sync (RocksDB would resume with the unsynced batches in its memtable).
+  // Then the store is closed and opened again, which replays the log, as
+  // soon as no snapshot still reads the old instance.
   if (handle_->db) {
-    rocksdb::Status resumed = handle_->db->Resume();
+    const auto failed_sync = handle_->group_sync ? handle_->group_sync->failure() : std::nullopt;
+    rocksdb::Status resumed = failed_sync
+                                  ? rocksdb::Status::IOError("a log sync failed", *failed_sync)
+                                  : handle_->db->Resume();
     if (resumed.ok()) {
       write_failed_ = false;
       return true;
@@ -537,7 +598,7 @@ void RocksDbStore::RequireWritableLocked() {
   }
 }
 
-void RocksDbStore::ApplyLocked(const WriteBatch& batch) {
+uint64_t RocksDbStore::ApplyLocked(const WriteBatch& batch) {
   rocksdb::WriteBatch rocks_batch;
   for (const WriteBatch::Op& op : batch.ops()) {
     rocksdb::Status status = op.type == WriteBatch::OpType::kPut
@@ -545,8 +606,11 @@ void RocksDbStore::ApplyLocked(const WriteBatch& batch) {
                                  : rocks_batch.Delete(ToSlice(op.key));
     ThrowIfError(status, "build write batch");
   }
+  // Unsynced where the log can be synced apart: outside the write lock, for
+  // every write that landed by then (AwaitDurable), so the next commit need
+  // not wait.
   rocksdb::WriteOptions write_options;
-  write_options.sync = options_.sync;
+  write_options.sync = options_.sync && !handle_->group_sync;
   CrashPoint("commit.before_write");
   rocksdb::Status status = handle_->db->Write(write_options, &rocks_batch);
   if (!status.ok()) {
@@ -555,17 +619,34 @@ void RocksDbStore::ApplyLocked(const WriteBatch& batch) {
   }
   wrote_ = true;
   CrashPoint("commit.after_write");
+  // Writes are applied one at a time under mutex_: the newest is this one.
+  return handle_->db->GetLatestSequenceNumber();
 }
 
 void RocksDbStore::Write(const WriteBatch& batch) {
-  std::lock_guard lock(mutex_);
-  RequireWritableLocked();
-  ApplyLocked(batch);
+  std::shared_ptr<RocksDbHandle> handle;
+  uint64_t sequence = 0;
+  {
+    std::lock_guard lock(mutex_);
+    RequireWritableLocked();
+    sequence = ApplyLocked(batch);
+    handle = handle_;
+  }
+  AwaitDurable(*handle, sequence);
 }
 
 bool RocksDbStore::WriteIfHeadUnchanged(std::string_view head_key,
                                         const std::optional<std::string>& expected_head_value,
                                         const WriteBatch& batch) {
+  auto landed = LandIfHeadUnchanged(head_key, expected_head_value, batch);
+  if (!landed) return false;
+  landed->AwaitDurable();
+  return true;
+}
+
+std::unique_ptr<LandedWrite> RocksDbStore::LandIfHeadUnchanged(
+    std::string_view head_key, const std::optional<std::string>& expected_head_value,
+    const WriteBatch& batch) {
   std::lock_guard lock(mutex_);
   RequireWritableLocked();
   std::string current;
@@ -575,9 +656,9 @@ bool RocksDbStore::WriteIfHeadUnchanged(std::string_view head_key,
     ThrowIfError(status, "read head");
     head = std::move(current);
   }
-  if (head != expected_head_value) return false;
-  ApplyLocked(batch);
-  return true;
+  if (head != expected_head_value) return nullptr;
+  const uint64_t sequence = ApplyLocked(batch);
+  return std::make_unique<RocksDbLandedWrite>(*this, handle_, sequence);
 }
 
 void RocksDbStore::Flush() {

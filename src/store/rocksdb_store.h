@@ -17,6 +17,16 @@
 // the writer has acknowledged (including WAL-only, unflushed ones), and a held
 // snapshot never moves: secondaries take no RocksDB snapshots, so a view is a
 // secondary instance that is not caught up again while a snapshot holds it.
+//
+// Group commit: a read-write handle applies each write to the log and the
+// memtable under its write lock without syncing, and syncs the log outside
+// it (WalGroupSync), once for every write that landed by then; a write
+// returns, and a LandedWrite's AwaitDurable returns, only once its sync
+// has. GetSnapshot serves the newest state that is durable whole, so no
+// reader sees a commit a crash could take back, and none waits for a sync;
+// GetSnapshotForCommit serves the newest, for the commit that builds on it.
+// (In-memory stores sync as they write: RocksDB's in-memory log cannot be
+// synced apart.)
 
 #include <atomic>
 #include <memory>
@@ -41,10 +51,14 @@ class RocksDbStore final : public KvStore {
   ~RocksDbStore() override;
 
   std::unique_ptr<KvSnapshot> GetSnapshot() override;
+  std::unique_ptr<KvSnapshot> GetSnapshotForCommit() override;
   void Write(const WriteBatch& batch) override;
   bool WriteIfHeadUnchanged(std::string_view head_key,
                             const std::optional<std::string>& expected_head_value,
                             const WriteBatch& batch) override;
+  std::unique_ptr<LandedWrite> LandIfHeadUnchanged(
+      std::string_view head_key, const std::optional<std::string>& expected_head_value,
+      const WriteBatch& batch) override;
   bool read_only() const override { return options_.read_only; }
   // RocksDB's lock file keeps a second read-write open out, in this process
   // or another.
@@ -63,8 +77,17 @@ class RocksDbStore final : public KvStore {
   static void Repair(const std::string& location);
 
  private:
+  friend class RocksDbLandedWrite;
+
   RocksDbStore(KvOptions options, std::string path, std::shared_ptr<RocksDbHandle> handle);
-  void ApplyLocked(const WriteBatch& batch);
+  // Applies `batch` unsynced; the sequence number of its last write.
+  uint64_t ApplyLocked(const WriteBatch& batch);
+  // Returns once `handle`'s log is synced past `sequence`; on a failed sync,
+  // marks the store for recovery (if `handle` is still its instance) and
+  // throws IoError. Called without mutex_.
+  void AwaitDurable(RocksDbHandle& handle, uint64_t sequence);
+  // The read-write instance, recovering first from an earlier failed write.
+  std::shared_ptr<RocksDbHandle> WriterHandle();
   // Throws unless the store can take a write now, recovering first from an
   // earlier failed write if there was one.
   void RequireWritableLocked();

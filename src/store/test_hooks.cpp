@@ -5,8 +5,8 @@
 
 #include <atomic>
 #include <csignal>
-#include <optional>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 namespace moraine::store {

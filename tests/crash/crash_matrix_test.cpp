@@ -257,7 +257,7 @@ TEST(CrashSoak, RandomWorkloadsAndKillPoints) {
   if (rounds == nullptr) GTEST_SKIP() << "set MORAINE_CRASH_SOAK_ROUNDS=N to run N rounds";
   std::mt19937 rng(std::random_device{}());
   const std::vector<std::string> points = {"commit.before_write", "commit.torn_log_write",
-                                           "commit.after_write"};
+                                           "commit.before_sync", "commit.after_write"};
   std::vector<std::string> names;
   for (const auto& [name, workload] : Workloads()) {
     if (!workload.migrate && name != "catalog_version_raise") names.push_back(name);
