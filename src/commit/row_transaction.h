@@ -234,6 +234,10 @@ class RowTransaction {
   // says where. It lands while holding its store's commit turn
   // (CatalogCachingStore::commit_turn) when the store has one, so a rebase
   // loses only to other processes.
+  //
+  // Returns once the batch is durable; it gives up the turn before it waits
+  // for its sync, so the next commit lands meanwhile and shares that sync
+  // (KvStore::LandIfHeadUnchanged). Throws store::IoError if the sync fails.
   virtual void Commit() = 0;
   // Lets Commit rebase a lost race, for a caller that can live with its
   // snapshot landing at another id than the one it staged. Writes made before

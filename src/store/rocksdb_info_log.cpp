@@ -10,12 +10,7 @@
 namespace moraine::store {
 
 std::shared_ptr<rocksdb::Logger> RocksDbInfoLog::Open(const std::string& directory) {
-  const std::filesystem::path log = std::filesystem::path(directory) / "LOG";
-  std::error_code ignored;
-  std::filesystem::rename(log, std::filesystem::path(directory) / "LOG.old", ignored);
-  std::FILE* file = std::fopen(log.c_str(), "we");
-  if (file == nullptr) return nullptr;
-  return std::shared_ptr<rocksdb::Logger>(new RocksDbInfoLog(file));
+  return std::shared_ptr<rocksdb::Logger>(new RocksDbInfoLog(directory));
 }
 
 RocksDbInfoLog::~RocksDbInfoLog() {
@@ -48,6 +43,13 @@ void RocksDbInfoLog::Logv(const char* format, va_list ap) {
   if (line[length - 1] != '\n') line[length++] = '\n';
 
   std::lock_guard lock(mutex_);
+  if (!opened_) {
+    opened_ = true;
+    const std::filesystem::path log = std::filesystem::path(directory_) / "LOG";
+    std::error_code ignored;
+    std::filesystem::rename(log, std::filesystem::path(directory_) / "LOG.old", ignored);
+    file_ = std::fopen(log.c_str(), "we");
+  }
   if (file_ == nullptr || bytes_ + length > kMaxBytes) return;
   // Errors (ENOSPC, EIO) are deliberately ignored: see the header.
   bytes_ += std::fwrite(line, 1, length, file_);

@@ -7,10 +7,13 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "store/kv_store.h"
+#include "store/rocksdb_info_log.h"
 #include "store/write_batch.h"
 #include "support/kv_store_contract.h"
 #include "support/temp_dir.h"
@@ -131,6 +134,35 @@ TEST(StoreKvDisk, AWriterLeavesNoLogToReplayAndNoCompactionToRun) {
     EXPECT_EQ(GetLatest(*store, "k" + std::to_string(session)),
               std::optional<std::string>("v" + std::to_string(session)));
   }
+}
+
+// RocksDB's info log keeps warnings and errors, in a file made at the first
+// one: a healthy session writes no LOG at all (its option dumps cost every
+// ATTACH CPU), and a warning is still there to read.
+TEST(StoreKvDisk, TheInfoLogKeepsWarningsOnly) {
+  test::TempDir dir;
+  KvOptions options;
+  options.location = dir.path("lake.moraine");
+  {
+    auto store = OpenKvStore(options);
+    WriteBatch batch;
+    batch.Put("k", "v");
+    store->Write(batch);
+  }
+  OpenKvStore(options).reset();
+  EXPECT_FALSE(std::filesystem::exists(options.location + "/LOG"));
+
+  auto log = RocksDbInfoLog::Open(options.location);
+  rocksdb::Info(log, "an info line %d", 1);
+  rocksdb::Header(log, "a header line %d", 2);
+  EXPECT_FALSE(std::filesystem::exists(options.location + "/LOG"));
+  rocksdb::Warn(log, "a warning line %d", 3);
+  log.reset();
+  std::ifstream file(options.location + "/LOG");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("a warning line 3"), std::string::npos) << text;
+  EXPECT_EQ(text.find("info line"), std::string::npos) << text;
+  EXPECT_EQ(text.find("header line"), std::string::npos) << text;
 }
 
 // RocksDB 7.8 leaves the empty log of every open that writes nothing; a
