@@ -42,7 +42,8 @@ class KvSnapshot {
 };
 
 // A batch that landed but may not be durable yet (KvStore::LandIfHeadUnchanged).
-// Thread-safety: one thread at a time.
+// It must not outlive the store that made it. Thread-safety: one thread at a
+// time.
 class LandedWrite {
  public:
   virtual ~LandedWrite() = default;
