@@ -136,6 +136,14 @@ TEST(StoreKvDisk, AWriterLeavesNoLogToReplayAndNoCompactionToRun) {
   }
 }
 
+// One session that writes one key, as a store's first session does.
+void WriteOneKeyAndClose(const KvOptions& options) {
+  auto store = OpenKvStore(options);
+  WriteBatch batch;
+  batch.Put("k", "v");
+  store->Write(batch);
+}
+
 // RocksDB's info log keeps warnings and errors, in a file made at the first
 // one: a healthy session writes no LOG at all (its option dumps cost every
 // ATTACH CPU), and a warning is still there to read.
@@ -143,12 +151,7 @@ TEST(StoreKvDisk, TheInfoLogKeepsWarningsOnly) {
   test::TempDir dir;
   KvOptions options;
   options.location = dir.path("lake.moraine");
-  {
-    auto store = OpenKvStore(options);
-    WriteBatch batch;
-    batch.Put("k", "v");
-    store->Write(batch);
-  }
+  WriteOneKeyAndClose(options);
   OpenKvStore(options).reset();
   EXPECT_FALSE(std::filesystem::exists(options.location + "/LOG"));
 
@@ -172,12 +175,7 @@ TEST(StoreKvDisk, SessionsThatWriteNothingDoNotGatherLogFiles) {
   test::TempDir dir;
   KvOptions options;
   options.location = dir.path("lake.moraine");
-  {
-    auto store = OpenKvStore(options);
-    WriteBatch batch;
-    batch.Put("k", "v");
-    store->Write(batch);
-  }
+  WriteOneKeyAndClose(options);
   for (int session = 0; session < 30; session++) {
     auto store = OpenKvStore(options);
     EXPECT_EQ(GetLatest(*store, "k"), std::optional<std::string>("v"));
