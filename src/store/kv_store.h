@@ -62,8 +62,8 @@ class KvStore {
   virtual ~KvStore() = default;
 
   // A view of every durable write: a batch that landed but is not durable yet
-  // is never seen through it (the call waits for its sync instead), so what a
-  // reader saw survives a crash.
+  // is never seen through it (the view stops at the last write before it that
+  // is), so what a reader saw survives a crash.
   virtual std::unique_ptr<KvSnapshot> GetSnapshot() = 0;
   // A view of every batch that landed, durable or not, for a commit that
   // builds on the newest head while other commits' syncs are still running.

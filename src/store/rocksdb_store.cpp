@@ -535,9 +535,9 @@ std::shared_ptr<RocksDbHandle> RocksDbStore::WriterHandle() {
 }
 
 void RocksDbStore::AwaitDurable(RocksDbHandle& handle, uint64_t sequence) {
-  // A store that asked for no syncs (benchmarks of the engine), or whose
-  // writes synced as they landed.
-  if (!options_.sync || !handle.group_sync) return;
+  // No group sync: a store that asked for no syncs (benchmarks of the
+  // engine), or whose writes synced as they landed (in memory).
+  if (!handle.group_sync) return;
   try {
     handle.group_sync->AwaitDurable(sequence);
   } catch (const IoError&) {
