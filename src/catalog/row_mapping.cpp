@@ -3,11 +3,15 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>
 
+#include <google/protobuf/stubs/common.h>
+
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "store/error.h"
 #include "store/record_types.h"
+#include "store/value_frame.h"
 #include "util/big_endian.h"
 
 namespace moraine::catalog {
@@ -127,6 +131,7 @@ RowMapping::RowMapping(const CatalogTable& table, Kind kind, RowShape shape,
   if (ordinal_ && ordinal_->cpp_type() != FieldDescriptor::CPPTYPE_UINT64) {
     throw std::logic_error(std::string(table.name) + ": write_ordinal is not a uint64");
   }
+  if (shape == RowShape::kRecord) IndexFieldNumbers();
   if (shape == RowShape::kRecord && store::GetKindInfo(kind).versioned) {
     for (size_t i = 0; i < table.columns.size(); ++i) {
       if (table.columns[i].name == "end_snapshot") end_column_ = static_cast<int>(i);
@@ -220,6 +225,93 @@ Row RowMapping::ReadRecord(const Message& record, const std::vector<bool>& wante
   for (size_t i = 0; i < fields_.size(); ++i) {
     if (wanted[i]) row[i] = GetField(record, fields_[i].field);
   }
+  return row;
+}
+
+void RowMapping::IndexFieldNumbers() {
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    const FieldDescriptor& field = *fields_[i].field;
+    // ReadPayload decodes these wire forms only.
+    if (field.is_repeated() || (field.type() != FieldDescriptor::TYPE_INT64 &&
+                                field.type() != FieldDescriptor::TYPE_BOOL &&
+                                field.type() != FieldDescriptor::TYPE_STRING)) {
+      throw std::logic_error(Describe(*table_, table_->columns[i].name) +
+                             " is not a singular int64, bool or string field");
+    }
+    const auto number = static_cast<size_t>(field.number());
+    if (column_of_field_.size() <= number) column_of_field_.resize(number + 1, -1);
+    column_of_field_[number] = static_cast<int>(i);
+  }
+}
+
+Row RowMapping::ReadPayload(std::string_view payload, const std::vector<bool>& wanted,
+                            uint64_t* ordinal) const {
+  using google::protobuf::io::CodedInputStream;
+  const auto unparsable = [this] {
+    store::ThrowUnparsablePayload(kind_, store::RecordPrototype(kind_).GetTypeName());
+  };
+  if (payload.size() > static_cast<size_t>(std::numeric_limits<int>::max())) unparsable();
+  const auto is_wanted = [&](size_t column) { return wanted.empty() || wanted[column]; };
+  // Absent fields read as NULL, or as their zero value without presence.
+  Row row(fields_.size());
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    const FieldDescriptor& field = *fields_[i].field;
+    if (!is_wanted(i) || field.has_presence()) continue;
+    switch (field.type()) {
+      case FieldDescriptor::TYPE_INT64:
+        row[i] = int64_t{0};
+        break;
+      case FieldDescriptor::TYPE_BOOL:
+        row[i] = false;
+        break;
+      default:
+        row[i] = std::string();
+    }
+  }
+  *ordinal = 0;
+  const int ordinal_number = ordinal_ ? ordinal_->number() : -1;
+  CodedInputStream input(reinterpret_cast<const uint8_t*>(payload.data()),
+                         static_cast<int>(payload.size()));
+  for (uint32_t tag = input.ReadTag(); tag != 0; tag = input.ReadTag()) {
+    const auto number = static_cast<size_t>(WireFormatLite::GetTagFieldNumber(tag));
+    if (number == 0) unparsable();  // the parser refuses field number 0 too
+    const auto wire_type = WireFormatLite::GetTagWireType(tag);
+    const int column = number < column_of_field_.size() ? column_of_field_[number] : -1;
+    if (static_cast<int>(number) == ordinal_number &&
+        wire_type == WireFormatLite::WIRETYPE_VARINT) {
+      if (!input.ReadVarint64(ordinal)) unparsable();
+      continue;
+    }
+    // A field of another wire type than its declared one is an unknown
+    // field to the parser, which keeps it aside: so is it here, skipped.
+    const auto declared =
+        column < 0 ? wire_type
+                   : WireFormatLite::WireTypeForFieldType(
+                         static_cast<WireFormatLite::FieldType>(fields_[column].field->type()));
+    if (column < 0 || wire_type != declared || !is_wanted(column)) {
+      if (!WireFormatLite::SkipField(&input, tag)) unparsable();
+      continue;
+    }
+    if (wire_type == WireFormatLite::WIRETYPE_VARINT) {
+      uint64_t value = 0;
+      if (!input.ReadVarint64(&value)) unparsable();
+      if (fields_[column].field->type() == FieldDescriptor::TYPE_BOOL) {
+        row[column] = value != 0;
+      } else {
+        row[column] = static_cast<int64_t>(value);
+      }
+      continue;
+    }
+    uint32_t length = 0;
+    std::string text;
+    if (!input.ReadVarint32(&length) || !input.ReadString(&text, static_cast<int>(length)) ||
+        !google::protobuf::internal::IsStructurallyValidUTF8(text.data(),
+                                                             static_cast<int>(text.size()))) {
+      unparsable();
+    }
+    row[column] = std::move(text);
+  }
+  if (!input.ConsumedEntireMessage()) unparsable();
   return row;
 }
 

@@ -72,6 +72,16 @@ class RowMapping {
   // Only the columns `wanted` marks (one flag per column); the others are NULL.
   Row ReadRecord(const google::protobuf::Message& record, const std::vector<bool>& wanted) const;
 
+  // kRecord: the same row ReadRecord gives for the record parsed from
+  // `payload` (the serialized record, unframed; `wanted` as above, empty for
+  // every column), read straight from its wire form, with the record's write
+  // ordinal in `*ordinal` (0 without one). No message is built: a scan pays
+  // no allocation per record and no reflection per cell. Throws
+  // store::CorruptionError where parsing the record would fail (a malformed
+  // payload, a string that is not UTF-8).
+  Row ReadPayload(std::string_view payload, const std::vector<bool>& wanted,
+                  uint64_t* ordinal) const;
+
   // Whether every wanted column is part of the key (for a versioned table,
   // end_snapshot too: NULL in `current`, the last component in `history`), so
   // a row's wanted cells can be read from its key alone. Never for kEntry
@@ -135,6 +145,8 @@ class RowMapping {
   };
 
   uint64_t KeyComponent(const Row& row, int column) const;
+  // kRecord: fills column_of_field_; every field must be one ReadPayload decodes.
+  void IndexFieldNumbers();
 
   const CatalogTable* table_;
   store::Kind kind_;
@@ -148,6 +160,7 @@ class RowMapping {
   bool unique_entry_key_ = false;
   const google::protobuf::FieldDescriptor* ordinal_ = nullptr;  // write_ordinal, if carried
   std::vector<ColumnField> fields_;                             // one per table column
+  std::vector<int> column_of_field_;  // kRecord: the column of each field number, -1 for none
 };
 
 // The mappings of every fixed table of a catalog version. Both versions map a

@@ -63,31 +63,32 @@ namespace {
 }  // namespace
 
 std::string_view UnframePayload(Kind expected, std::string_view bytes) {
-  const std::string expected_label = KindLabel(static_cast<uint8_t>(expected));
+  // The label is built only for an error: a scan unframes every record it reads.
+  const auto expected_label = [expected] { return KindLabel(static_cast<uint8_t>(expected)); };
   if (bytes.size() < kValueHeaderSize) {
-    CorruptValue(expected_label + " value of " + std::to_string(bytes.size()) +
+    CorruptValue(expected_label() + " value of " + std::to_string(bytes.size()) +
                  " bytes is shorter than the frame header");
   }
   if (bytes.substr(0, kValueMagic.size()) != kValueMagic) {
-    CorruptValue(expected_label + " value does not start with the frame magic");
+    CorruptValue(expected_label() + " value does not start with the frame magic");
   }
   const auto version = static_cast<uint8_t>(bytes[4]);
   if (version == 0) {
-    CorruptValue(expected_label + " value has codec version 0");
+    CorruptValue(expected_label() + " value has codec version 0");
   }
   if (version > kValueCodecVersion) {
-    throw UnsupportedVersionError(expected_label + " value has codec version " +
+    throw UnsupportedVersionError(expected_label() + " value has codec version " +
                                   std::to_string(version) + "; this build reads up to " +
                                   std::to_string(kValueCodecVersion));
   }
   const auto kind_byte = static_cast<uint8_t>(bytes[5]);
   if (kind_byte != static_cast<uint8_t>(expected)) {
-    CorruptValue("expected a " + expected_label + " value, found " + KindLabel(kind_byte));
+    CorruptValue("expected a " + expected_label() + " value, found " + KindLabel(kind_byte));
   }
   const uint32_t stored_crc = util::ReadBigEndian32(bytes.data() + 6);
   std::string_view payload = bytes.substr(kValueHeaderSize);
   if (FrameChecksum(version, kind_byte, payload) != stored_crc) {
-    CorruptValue(expected_label + " value fails its checksum");
+    CorruptValue(expected_label() + " value fails its checksum");
   }
   return payload;
 }
@@ -96,9 +97,13 @@ void UnframeValue(Kind expected, std::string_view bytes, google::protobuf::Messa
   std::string_view payload = UnframePayload(expected, bytes);
   if (payload.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
       !out->ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
-    CorruptValue(KindLabel(static_cast<uint8_t>(expected)) + " value payload is not a valid " +
-                 out->GetTypeName());
+    ThrowUnparsablePayload(expected, out->GetTypeName());
   }
+}
+
+void ThrowUnparsablePayload(Kind kind, std::string_view record_type) {
+  CorruptValue(KindLabel(static_cast<uint8_t>(kind)) + " value payload is not a valid " +
+               std::string(record_type));
 }
 
 }  // namespace moraine::store

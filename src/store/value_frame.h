@@ -40,4 +40,8 @@ void UnframeValue(Kind expected, std::string_view bytes, google::protobuf::Messa
 // Checks the frame without parsing and returns the payload (a view into `bytes`).
 std::string_view UnframePayload(Kind expected, std::string_view bytes);
 
+// Throws the CorruptionError UnframeValue throws for a payload of `kind` that
+// does not parse as `record_type` (for readers that decode payloads themselves).
+[[noreturn]] void ThrowUnparsablePayload(Kind kind, std::string_view record_type);
+
 }  // namespace moraine::store

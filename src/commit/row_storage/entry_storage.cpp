@@ -8,8 +8,10 @@
 
 namespace moraine::commit {
 
-void EntryStorage::ReadRecordRows(const google::protobuf::Message& record, const ScanPlan& plan,
-                                  const RowSink& sink) {
+void EntryStorage::ReadValueRows(std::string_view value, const ScanPlan& plan,
+                                 const RowSink& sink) {
+  const auto decoded = DecodeValue(value);
+  const google::protobuf::Message& record = *decoded;
   // Entries are read up front: a visitor may stage writes to this key.
   std::vector<Row> rows;
   std::vector<uint64_t> ordinals;

@@ -20,8 +20,7 @@ class EntryStorage final : public FixedRowStorage {
   void Remove(const RowTarget& target) override;
 
  protected:
-  void ReadRecordRows(const google::protobuf::Message& record, const ScanPlan& plan,
-                      const RowSink& sink) override;
+  void ReadValueRows(std::string_view value, const ScanPlan& plan, const RowSink& sink) override;
   // Never asked: a container's key does not cover its entries' columns.
   bool HoldsRow(std::string_view) const override { return true; }
 

@@ -78,9 +78,14 @@ void FixedRowStorage::ReadRows(std::string_view value, const ScanPlan& plan, std
     sink(mapping_.ReadKey(key, plan.wanted), ordinal);
     return;
   }
+  ReadValueRows(value, plan, sink);
+}
+
+std::unique_ptr<google::protobuf::Message> FixedRowStorage::DecodeValue(
+    std::string_view value) const {
   auto record = mapping_.NewRecord();
   store::UnframeValue(mapping_.kind(), value, record.get());
-  ReadRecordRows(*record, plan, sink);
+  return record;
 }
 
 void FixedRowStorage::ScanRanges(const std::vector<store::KeyRange>& ranges,

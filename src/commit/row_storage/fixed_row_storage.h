@@ -29,13 +29,15 @@ class FixedRowStorage : public RowStorage {
  protected:
   using RowSink = std::function<void(Row row, uint64_t ordinal)>;
 
-  // The rows the decoded `record` holds (none, one, or a container's entries).
-  virtual void ReadRecordRows(const google::protobuf::Message& record, const ScanPlan& plan,
-                              const RowSink& sink) = 0;
+  // The rows the framed record `value` holds (none, one, or a container's
+  // entries). Throws what unframing throws for a value that is not one.
+  virtual void ReadValueRows(std::string_view value, const ScanPlan& plan, const RowSink& sink) = 0;
   // Whether the framed record `value` holds a row of this table, read
   // without decoding it (for scans the key alone serves).
   virtual bool HoldsRow(std::string_view value) const = 0;
 
+  // The record the framed `value` holds, decoded.
+  std::unique_ptr<google::protobuf::Message> DecodeValue(std::string_view value) const;
   // The record's columns `plan` wants.
   Row ReadWanted(const google::protobuf::Message& record, const ScanPlan& plan) const;
 

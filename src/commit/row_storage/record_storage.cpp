@@ -1,12 +1,20 @@
 #include "commit/row_storage/record_storage.h"
 
 #include <string>
+#include <utility>
+
+#include "store/value_frame.h"
 
 namespace moraine::commit {
 
-void RecordStorage::ReadRecordRows(const google::protobuf::Message& record, const ScanPlan& plan,
-                                   const RowSink& sink) {
-  sink(ReadWanted(record, plan), mapping_.WriteOrdinal(record));
+void RecordStorage::ReadValueRows(std::string_view value, const ScanPlan& plan,
+                                  const RowSink& sink) {
+  // Read from the record's wire form: scans of the catalog read every live
+  // record, and building each as a message cost most of their time.
+  uint64_t ordinal = 0;
+  Row row =
+      mapping_.ReadPayload(store::UnframePayload(mapping_.kind(), value), plan.wanted, &ordinal);
+  sink(std::move(row), ordinal);
 }
 
 void RecordStorage::Insert(const Row& row) {

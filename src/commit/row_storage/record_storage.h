@@ -16,8 +16,7 @@ class RecordStorage final : public FixedRowStorage {
   void Remove(const RowTarget& target) override;
 
  protected:
-  void ReadRecordRows(const google::protobuf::Message& record, const ScanPlan& plan,
-                      const RowSink& sink) override;
+  void ReadValueRows(std::string_view value, const ScanPlan& plan, const RowSink& sink) override;
   bool HoldsRow(std::string_view) const override { return true; }
 };
 

@@ -6,9 +6,10 @@ namespace moraine::commit {
 
 using store::v1::SnapshotRecord;
 
-void SnapshotHalfStorage::ReadRecordRows(const google::protobuf::Message& record,
-                                         const ScanPlan& plan, const RowSink& sink) {
-  if (!Absent(static_cast<const SnapshotRecord&>(record))) sink(ReadWanted(record, plan), 0);
+void SnapshotHalfStorage::ReadValueRows(std::string_view value, const ScanPlan& plan,
+                                        const RowSink& sink) {
+  const auto record = DecodeValue(value);
+  if (!Absent(static_cast<const SnapshotRecord&>(*record))) sink(ReadWanted(*record, plan), 0);
 }
 
 void SnapshotHalfStorage::Insert(const Row& row) {

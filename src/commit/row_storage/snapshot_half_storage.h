@@ -22,8 +22,7 @@ class SnapshotHalfStorage : public FixedRowStorage {
   void Remove(const RowTarget& target) final;
 
  protected:
-  void ReadRecordRows(const google::protobuf::Message& record, const ScanPlan& plan,
-                      const RowSink& sink) final;
+  void ReadValueRows(std::string_view value, const ScanPlan& plan, const RowSink& sink) final;
 
   // Whether this half is absent from `record`, and marking it so.
   virtual bool Absent(const store::v1::SnapshotRecord& record) const = 0;

@@ -1,7 +1,8 @@
 // Fuzzes the decode of stored records into the rows of DuckLake's catalog
 // tables: catalog::RowMapping for every fixed table at both catalog versions
-// (exactly the calls the staged-row scan makes: UnframeValue, then
-// ReadRecord or ReadEntry per entry), and the inlined-table codec
+// (the calls the staged-row scan makes: UnframeValue, then ReadRecord or
+// ReadEntry per entry; for a record per row, ReadPayload on its wire form,
+// which must agree with the parsed record), and the inlined-table codec
 // (commit/inlined_tables.h) for inlined data rows, inlined deletes and
 // inlined table shapes.
 //
@@ -89,6 +90,30 @@ void CheckRow(const RowMapping& mapping, const Row& row) {
   }
 }
 
+// The scan's read of a record from its wire form (ReadPayload) against the
+// parsed record's: a payload the parser takes reads as the same row, every
+// column or some, with the same write ordinal. (ReadPayload checks only the
+// fields it reads, so a payload the parser refuses may still read.)
+void CheckPayloadRead(const RowMapping& mapping, const std::string& value, bool parsed,
+                      const google::protobuf::Message& record) {
+  const std::string_view payload = store::UnframePayload(mapping.kind(), value);
+  std::vector<bool> some(mapping.table().columns.size());
+  for (size_t i = 0; i < some.size(); i += 2) some[i] = true;
+  Row every, part;
+  uint64_t ordinal = 0, part_ordinal = 0;
+  const bool read = Decodes([&] {
+    every = mapping.ReadPayload(payload, {}, &ordinal);
+    part = mapping.ReadPayload(payload, some, &part_ordinal);
+  });
+  if (!parsed) return;
+  Require(read, "a payload the parser takes reads from its wire form");
+  Require(every == mapping.ReadRecord(record), "the wire-form read is the parsed record's row");
+  Require(part == mapping.ReadRecord(record, some),
+          "the wire-form read of some columns is the parsed record's");
+  Require(ordinal == mapping.WriteOrdinal(record) && part_ordinal == ordinal,
+          "the wire-form read has the parsed record's write ordinal");
+}
+
 void FuzzMapping(const RowMapping& mapping, std::string_view payload) {
   const std::string value = moraine::fuzz::SealFrame(store::kValueCodecVersion,
                                                      static_cast<uint8_t>(mapping.kind()), payload);
@@ -104,6 +129,7 @@ void FuzzMapping(const RowMapping& mapping, std::string_view payload) {
       rows.push_back(mapping.ReadRecord(*record));
     }
   });
+  if (mapping.shape() == RowShape::kRecord) CheckPayloadRead(mapping, value, decoded, *record);
   if (!decoded) return;
   for (const Row& row : rows) CheckRow(mapping, row);
 }
