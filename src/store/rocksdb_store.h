@@ -11,7 +11,10 @@
 //
 // One read-write handle per store: RocksDB's LOCK file excludes other
 // processes and other handles in this process alike, and a second read-write
-// open fails with StoreLockedError. Read-only handles open as RocksDB
+// open fails with StoreLockedError. A read-write handle of a store on disk
+// that exists holds that lock from its open (StoreWriterLock) but opens
+// RocksDB read-only until its first write, when it opens it read-write: a
+// session that only reads writes nothing to the directory. Read-only handles open as RocksDB
 // secondary instances, which work beside a live writer. Each GetSnapshot()
 // returns a view caught up with the writer, so a new snapshot sees every write
 // the writer has acknowledged (including WAL-only, unflushed ones), and a held
@@ -38,6 +41,7 @@
 namespace moraine::store {
 
 struct RocksDbHandle;  // the open DB and what must outlive it (rocksdb_store.cpp)
+class StoreWriterLock;
 
 class RocksDbStore final : public KvStore {
  public:
@@ -79,18 +83,24 @@ class RocksDbStore final : public KvStore {
  private:
   friend class RocksDbLandedWrite;
 
-  RocksDbStore(KvOptions options, std::string path, std::shared_ptr<RocksDbHandle> handle);
+  RocksDbStore(KvOptions options, std::string path, std::unique_ptr<StoreWriterLock> writer_lock,
+               std::shared_ptr<RocksDbHandle> handle);
   // Applies `batch` unsynced; the sequence number of its last write.
   uint64_t ApplyLocked(const WriteBatch& batch);
   // Returns once `handle`'s log is synced past `sequence`; on a failed sync,
   // marks the store for recovery (if `handle` is still its instance) and
   // throws IoError. Called without mutex_.
   void AwaitDurable(RocksDbHandle& handle, uint64_t sequence);
-  // The read-write instance, recovering first from an earlier failed write.
+  // The instance writes go to (until the first write, the read-only one),
+  // recovering first from an earlier failed write.
   std::shared_ptr<RocksDbHandle> WriterHandle();
-  // Throws unless the store can take a write now, recovering first from an
-  // earlier failed write if there was one.
+  // Throws unless the store can take a write now: opens the instance
+  // read-write if it was opened read-only until the first write, and
+  // recovers first from an earlier failed write if there was one.
   void RequireWritableLocked();
+  // Replaces the instance opened read-only until the first write with a
+  // read-write one. Throws what the open throws, and then changes nothing.
+  void OpenForWritingLocked();
   // Resumes RocksDB after a failed write, or reopens the store when the open
   // instance cannot resume and nothing else reads it. False: still failed,
   // recovery_error_ says why.
@@ -98,6 +108,10 @@ class RocksDbStore final : public KvStore {
 
   KvOptions options_;
   std::string path_;  // the database path within its Env
+  // Held by a read-write store on disk from its open (before the first
+  // write, it alone keeps other writers out) until it closes; declared
+  // before handle_, so released after every instance this store closes.
+  std::unique_ptr<StoreWriterLock> writer_lock_;
   // The open instance; for a read-only store, the newest caught-up view.
   // Read under mutex_ or handle_mutex_; replaced holding both.
   std::shared_ptr<RocksDbHandle> handle_;

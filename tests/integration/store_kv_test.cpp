@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <rocksdb/db.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "store/error.h"
 #include "store/kv_store.h"
 #include "store/rocksdb_info_log.h"
 #include "store/write_batch.h"
@@ -192,6 +196,95 @@ TEST(StoreKvDisk, SessionsThatWriteNothingDoNotGatherLogFiles) {
     keys.emplace_back(it->key());
   }
   EXPECT_EQ(keys, std::vector<std::string>{"k"});
+}
+
+std::vector<std::string> FileNames(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A writer of a store that exists opens RocksDB read-only until its first
+// write: a session that only reads leaves the directory as it found it (no
+// options file, manifest or log of its own), and is still its one writer.
+TEST(StoreKvDisk, AWriterThatOnlyReadsLeavesTheStoreAsItFoundIt) {
+  test::TempDir dir;
+  KvOptions options;
+  options.location = dir.path("lake.moraine");
+  WriteOneKeyAndClose(options);
+  const auto before = FileNames(options.location);
+  {
+    auto store = OpenKvStore(options);
+    EXPECT_EQ(GetLatest(*store, "k"), std::optional<std::string>("v"));
+    EXPECT_THROW(OpenKvStore(options), StoreLockedError);  // a second writer, even now
+  }
+  EXPECT_EQ(FileNames(options.location), before);
+}
+
+// The first write opens the store read-write under the hood; a snapshot
+// taken before it keeps its view, and later ones see the write.
+TEST(StoreKvDisk, TheFirstWriteOpensTheStoreForWritingAndEarlierSnapshotsHoldTheirView) {
+  test::TempDir dir;
+  KvOptions options;
+  options.location = dir.path("lake.moraine");
+  WriteOneKeyAndClose(options);
+  {
+    auto store = OpenKvStore(options);
+    auto earlier = store->GetSnapshot();
+    WriteBatch batch;
+    batch.Put("k", "w");
+    batch.Put("n", "1");
+    ASSERT_TRUE(store->WriteIfHeadUnchanged("k", std::optional<std::string>("v"), batch));
+    EXPECT_EQ(earlier->Get("k"), std::optional<std::string>("v"));
+    EXPECT_EQ(earlier->Get("n"), std::nullopt);
+    EXPECT_EQ(GetLatest(*store, "k"), std::optional<std::string>("w"));
+    EXPECT_THROW(OpenKvStore(options), StoreLockedError);
+    batch = WriteBatch();
+    batch.Put("n", "2");
+    store->Write(batch);
+    EXPECT_EQ(GetLatest(*store, "n"), std::optional<std::string>("2"));
+  }
+  auto again = OpenKvStore(options);
+  EXPECT_EQ(GetLatest(*again, "k"), std::optional<std::string>("w"));
+  EXPECT_EQ(GetLatest(*again, "n"), std::optional<std::string>("2"));
+}
+
+uint64_t BytesInLogs(const std::string& dir) {
+  uint64_t bytes = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".log") bytes += entry.file_size();
+  }
+  return bytes;
+}
+
+// A log a crashed writer left is recovered by the next writer's open, read-
+// write at once (RocksDB flushes it), not replayed again by every session
+// that only reads.
+TEST(StoreKvDisk, AWriterOpensACrashedStoreForWritingAtOnce) {
+  test::TempDir dir;
+  KvOptions options;
+  options.location = dir.path("lake.moraine");
+  WriteOneKeyAndClose(options);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto store = OpenKvStore(options);
+    WriteBatch batch;
+    batch.Put("k", "after");
+    store->Write(batch);
+    _exit(0);  // no close: the write stays in the log only
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_GT(BytesInLogs(options.location), 0u);
+
+  auto store = OpenKvStore(options);
+  EXPECT_EQ(GetLatest(*store, "k"), std::optional<std::string>("after"));
+  EXPECT_EQ(BytesInLogs(options.location), 0u);  // recovered into a table file
 }
 
 }  // namespace
