@@ -198,6 +198,14 @@ TEST(StoreKvDisk, SessionsThatWriteNothingDoNotGatherLogFiles) {
   EXPECT_EQ(keys, std::vector<std::string>{"k"});
 }
 
+// The options of a store in `dir` that a first session left with one key.
+KvOptions StoreWithOneKey(const test::TempDir& dir) {
+  KvOptions options;
+  options.location = dir.path("lake.moraine");
+  WriteOneKeyAndClose(options);
+  return options;
+}
+
 std::vector<std::string> FileNames(const std::string& dir) {
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -212,9 +220,7 @@ std::vector<std::string> FileNames(const std::string& dir) {
 // options file, manifest or log of its own), and is still its one writer.
 TEST(StoreKvDisk, AWriterThatOnlyReadsLeavesTheStoreAsItFoundIt) {
   test::TempDir dir;
-  KvOptions options;
-  options.location = dir.path("lake.moraine");
-  WriteOneKeyAndClose(options);
+  const KvOptions options = StoreWithOneKey(dir);
   const auto before = FileNames(options.location);
   {
     auto store = OpenKvStore(options);
@@ -228,9 +234,7 @@ TEST(StoreKvDisk, AWriterThatOnlyReadsLeavesTheStoreAsItFoundIt) {
 // taken before it keeps its view, and later ones see the write.
 TEST(StoreKvDisk, TheFirstWriteOpensTheStoreForWritingAndEarlierSnapshotsHoldTheirView) {
   test::TempDir dir;
-  KvOptions options;
-  options.location = dir.path("lake.moraine");
-  WriteOneKeyAndClose(options);
+  const KvOptions options = StoreWithOneKey(dir);
   {
     auto store = OpenKvStore(options);
     auto earlier = store->GetSnapshot();
@@ -265,9 +269,7 @@ uint64_t BytesInLogs(const std::string& dir) {
 // that only reads.
 TEST(StoreKvDisk, AWriterOpensACrashedStoreForWritingAtOnce) {
   test::TempDir dir;
-  KvOptions options;
-  options.location = dir.path("lake.moraine");
-  WriteOneKeyAndClose(options);
+  const KvOptions options = StoreWithOneKey(dir);
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {

@@ -47,32 +47,53 @@ int RunChild(const std::string& location, int ready_fd) {
   }
 }
 
-TEST(StoreLock, SecondProcessCannotOpenReadWriteButCanRead) {
-  test::TempDir dir;
-  const std::string location = dir.path("lake.moraine");
+// The child that tries the store once told to go: forked before this process
+// touches RocksDB.
+struct Child {
+  pid_t pid = -1;
+  int go_fd = -1;  // this process's end of the pipe the child waits on
+};
+
+Child ForkChild(const std::string& location) {
   int pipe_fds[2];
-  ASSERT_EQ(pipe(pipe_fds), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  if (pipe(pipe_fds) != 0) return {};
+  const pid_t pid = fork();
+  if (pid == 0) {
     close(pipe_fds[1]);
     _exit(RunChild(location, pipe_fds[0]));
   }
   close(pipe_fds[0]);
+  return {pid, pipe_fds[1]};
+}
+
+// Tells the child to go and expects it to end as RunChild ends when all is well.
+void ExpectChildOk(const Child& child) {
+  ASSERT_EQ(write(child.go_fd, "g", 1), 1);
+  close(child.go_fd);
+  int status = 0;
+  ASSERT_EQ(waitpid(child.pid, &status, 0), child.pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), kChildOk);
+}
+
+// Writes the key the child reads.
+void WriteCommitted(KvStore& store) {
+  WriteBatch batch;
+  batch.Put("committed", "yes");
+  store.Write(batch);
+}
+
+TEST(StoreLock, SecondProcessCannotOpenReadWriteButCanRead) {
+  test::TempDir dir;
+  const std::string location = dir.path("lake.moraine");
+  const Child child = ForkChild(location);
+  ASSERT_GT(child.pid, 0);
 
   KvOptions options;
   options.location = location;
   auto writer = OpenKvStore(options);
-  WriteBatch batch;
-  batch.Put("committed", "yes");
-  writer->Write(batch);
-  ASSERT_EQ(write(pipe_fds[1], "g", 1), 1);
-  close(pipe_fds[1]);
-
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), kChildOk);
+  WriteCommitted(*writer);
+  ExpectChildOk(child);
 }
 
 // A writer that has not written yet holds the store too: it opened RocksDB
@@ -81,32 +102,14 @@ TEST(StoreLock, SecondProcessCannotOpenReadWriteButCanRead) {
 TEST(StoreLock, AWriterThatHasNotWrittenYetRefusesASecondProcess) {
   test::TempDir dir;
   const std::string location = dir.path("lake.moraine");
-  int pipe_fds[2];
-  ASSERT_EQ(pipe(pipe_fds), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    close(pipe_fds[1]);
-    _exit(RunChild(location, pipe_fds[0]));
-  }
-  close(pipe_fds[0]);
+  const Child child = ForkChild(location);
+  ASSERT_GT(child.pid, 0);
 
   KvOptions options;
   options.location = location;
-  {
-    auto creator = OpenKvStore(options);
-    WriteBatch batch;
-    batch.Put("committed", "yes");
-    creator->Write(batch);
-  }
+  WriteCommitted(*OpenKvStore(options));  // then closed
   auto writer = OpenKvStore(options);
-  ASSERT_EQ(write(pipe_fds[1], "g", 1), 1);
-  close(pipe_fds[1]);
-
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), kChildOk);
+  ExpectChildOk(child);
   WriteBatch batch;
   batch.Put("after", "yes");
   writer->Write(batch);  // the writer writes on after the refusal
