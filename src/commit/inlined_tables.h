@@ -39,5 +39,11 @@ std::string ExistenceValue(const catalog::InlinedTableName& name, const TableSpe
 std::string RowValue(const catalog::InlinedTableName& name, const catalog::Row& row,
                      size_t columns);
 catalog::Row ReadRow(const catalog::InlinedTableName& name, std::string_view value);
+// The row of a data table's `value` with only its leading columns (row_id,
+// begin_snapshot, end_snapshot) read and its cells NULL, which are counted
+// but not decoded: for scans that read no user column, such as counts of the
+// live rows. Throws store::CorruptionError where ReadRow would for a value
+// that does not parse.
+catalog::Row ReadLeadingColumns(const catalog::InlinedTableName& name, std::string_view value);
 
 }  // namespace moraine::commit::inlined

@@ -32,6 +32,21 @@ struct DuckLakeTag {
   std::string value;
 };
 
+// What LoadDuckLake returns: ducklake_metadata's rows, global ones as tags.
+struct DuckLakeSchemaSetting {
+  SchemaIndex schema_id;
+  DuckLakeTag tag;
+};
+struct DuckLakeTableSetting {
+  TableIndex table_id;
+  DuckLakeTag tag;
+};
+struct DuckLakeMetadata {
+  duckdb::vector<DuckLakeTag> tags;
+  duckdb::vector<DuckLakeSchemaSetting> schema_settings;
+  duckdb::vector<DuckLakeTableSetting> table_settings;
+};
+
 struct DuckLakeSchemaInfo {
   SchemaIndex id;
   std::string uuid;

@@ -96,6 +96,12 @@ inline constexpr const char* kVtableSymbol = "_ZTVN6duckdb23DuckLakeMetadataMana
 // Slots moraine replaces or calls (indexes into the slots).
 inline constexpr size_t kCompleteDestructorSlot = 0;  // ~DuckLakeMetadataManager() [D1]
 inline constexpr size_t kDeletingDestructorSlot = 1;  // ~DuckLakeMetadataManager() [D0]
+// bool MetadataExists(): whether the metadata catalog holds a DuckLake, asked
+// at every ATTACH
+inline constexpr size_t kMetadataExistsSlot = 13;
+// DuckLakeMetadata LoadDuckLake(): the ducklake_metadata rows by scope, read
+// at every ATTACH of an existing lake
+inline constexpr size_t kLoadDuckLakeSlot = 16;
 // void FlushChangesServerSide(DuckLakeTransaction &, DuckLakeSnapshot,
 //                             const TransactionChangeInformation &, const DuckLakeRetryConfig &)
 inline constexpr size_t kFlushChangesServerSideSlot = 7;

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "commit/lake_catalog.h"
+#include "commit/table_rows.h"
 #include "duckdb/catalog/catalog_search_path.hpp"
 #include "duckdb/common/exception.hpp"
 #include "duckdb/common/string_util.hpp"
@@ -65,6 +66,8 @@ class TransactionChanges;
 class ManagerSlots {
  public:
   void Delete();
+  bool MetadataExists();
+  abi::DuckLakeMetadata LoadDuckLake();
   duckdb::unique_ptr<abi::DuckLakeSnapshot> GetSnapshot();
   duckdb::unique_ptr<abi::DuckLakeSnapshot> GetSnapshotAt(duckdb::BoundAtClause& at,
                                                           abi::SnapshotBound bound);
@@ -146,6 +149,7 @@ struct Registration {
   std::atomic<uint64_t> native_snapshot_reads{0};
   std::atomic<uint64_t> native_stats_reads{0};
   std::atomic<uint64_t> native_column_id_reads{0};
+  std::atomic<uint64_t> native_attach_reads{0};
   std::atomic<uint64_t> native_row_counts{0};
   std::atomic<uint64_t> native_catalog_reads{0};
   std::atomic<uint64_t> catalog_cache_hits{0};
@@ -513,6 +517,73 @@ abi::DuckLakeCatalogInfo ManagerSlots::GetCatalogForSnapshot(abi::DuckLakeSnapsh
   return info;
 }
 
+// ducklake_metadata's rows as DuckLake's LoadDuckLake sorts them: global
+// settings (scope NULL) as tags, schema and table ones by their object. False
+// when the table is missing or a row has a scope, or lacks an id, that only
+// DuckLake's own load knows what to say of.
+bool ReadLakeSettings(commit::RowTransaction& rows, abi::DuckLakeMetadata& settings) {
+  if (!rows.FindTable("ducklake_metadata")) return false;
+  bool understood = true;
+  commit::TableRows(rows, "ducklake_metadata", {"key", "value", "scope", "scope_id"})
+      .ForEachFrom(std::nullopt, [&](const std::vector<size_t>& at, const catalog::Row& row) {
+        const auto* key = std::get_if<std::string>(&row[at[0]]);
+        const auto* value = std::get_if<std::string>(&row[at[1]]);
+        const auto* scope = std::get_if<std::string>(&row[at[2]]);
+        const auto* scope_id = std::get_if<int64_t>(&row[at[3]]);
+        if (!key || !value) {
+          understood = false;
+          return;
+        }
+        abi::DuckLakeTag tag{*key, *value};
+        if (!scope) {
+          settings.tags.push_back(std::move(tag));
+        } else if (*scope == "schema" && scope_id) {
+          settings.schema_settings.push_back({{static_cast<uint64_t>(*scope_id)}, std::move(tag)});
+        } else if (*scope == "table" && scope_id) {
+          settings.table_settings.push_back({{static_cast<uint64_t>(*scope_id)}, std::move(tag)});
+        } else {
+          understood = false;
+        }
+      });
+  return understood;
+}
+
+// DuckLake's probe at ATTACH: whether the store holds a DuckLake catalog,
+// asked of the store instead of by a query whose failure means "no".
+bool ManagerSlots::MetadataExists() {
+  auto metadata = MetadataConnectionOf(this);
+  if (!metadata.catalog) {
+    return (this->*MemberAt<decltype(&ManagerSlots::MetadataExists)>(
+                       OriginalSlot(abi::kMetadataExistsSlot)))();
+  }
+  const bool exists = MoraineTransaction::Get(metadata.context, *metadata.catalog)
+                          .WithRows(metadata.where, false, [](commit::RowTransaction& rows) {
+                            return rows.FindTable("ducklake_metadata").has_value();
+                          });
+  TheRegistration().native_attach_reads.fetch_add(1, std::memory_order_relaxed);
+  return exists;
+}
+
+// The lake's settings at ATTACH, from the same rows DuckLake's query reads
+// (the catalog version as served); DuckLake's own answer, and its own error,
+// for a row of a scope it does not know.
+abi::DuckLakeMetadata ManagerSlots::LoadDuckLake() {
+  auto original = [&] {
+    return (this->*MemberAt<decltype(&ManagerSlots::LoadDuckLake)>(
+                       OriginalSlot(abi::kLoadDuckLakeSlot)))();
+  };
+  auto metadata = MetadataConnectionOf(this);
+  if (!metadata.catalog) return original();
+  abi::DuckLakeMetadata settings;
+  const bool read = MoraineTransaction::Get(metadata.context, *metadata.catalog)
+                        .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
+                          return ReadLakeSettings(rows, settings);
+                        });
+  if (!read) return original();
+  TheRegistration().native_attach_reads.fetch_add(1, std::memory_order_relaxed);
+  return settings;
+}
+
 // Every column version's id, ended ones included: a dropped column's id is
 // never reused (field ids are eternal).
 uint64_t ManagerSlots::GetNextColumnId(abi::TableIndex table_id) {
@@ -788,6 +859,8 @@ void NativeMetadataManager::EnsureRegistered() {
   std::memcpy(registration.vtable, registration.module->vtable(), sizeof(registration.vtable));
   void** slots = &registration.vtable[abi::kVtableHeaderWords];
   slots[abi::kDeletingDestructorSlot] = AddressOf(&ManagerSlots::Delete);
+  slots[abi::kMetadataExistsSlot] = AddressOf(&ManagerSlots::MetadataExists);
+  slots[abi::kLoadDuckLakeSlot] = AddressOf(&ManagerSlots::LoadDuckLake);
   slots[abi::kGetSnapshotSlot] = AddressOf(&ManagerSlots::GetSnapshot);
   slots[abi::kGetGlobalTableStatsSlot] = AddressOf(&ManagerSlots::GetGlobalTableStats);
   slots[abi::kGetNextColumnIdSlot] = AddressOf(&ManagerSlots::GetNextColumnId);
@@ -877,6 +950,7 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
   status.native_snapshot_reads = registration.native_snapshot_reads.load();
   status.native_stats_reads = registration.native_stats_reads.load();
   status.native_column_id_reads = registration.native_column_id_reads.load();
+  status.native_attach_reads = registration.native_attach_reads.load();
   status.native_row_counts = registration.native_row_counts.load();
   status.native_catalog_reads = registration.native_catalog_reads.load();
   status.catalog_cache_hits = registration.catalog_cache_hits.load();

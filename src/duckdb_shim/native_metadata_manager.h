@@ -6,14 +6,16 @@
 // (`moraine` for 'ducklake:moraine:...') from the factories registered with
 // its exported DuckLakeMetadataManager::Register. moraine registers a factory
 // once per process, as soon as it finds a loaded DuckLake whose ABI checks
-// out (DuckLakeModule): at every moraine ATTACH, which DuckLake issues for
-// its metadata catalog after it is loaded. Until then (and for the DuckLake
-// transaction that attaches the metadata catalog), DuckLake uses its own SQL
-// manager, which gives the same answers.
+// out (DuckLakeModule): at moraine's load if DuckLake is loaded, when DuckLake
+// loads (a DuckDB extension callback), and at every moraine ATTACH, for a
+// DuckLake loaded unseen. Until then DuckLake uses its own SQL manager, which
+// gives the same answers.
 //
 // The factory constructs DuckLake's base manager with its exported
 // constructor and points it at a copy of the base vtable with these slots
 // replaced, each verified by address before the copy is made:
+//   - MetadataExists() and LoadDuckLake(), at ATTACH: whether the store
+//     holds ducklake_metadata, and its rows by scope;
 //   - GetSnapshot(): the head of the store in O(1), read in the metadata
 //     connection's own moraine transaction, so every later SQL read of the
 //     DuckLake transaction sees the same store snapshot;
@@ -59,6 +61,8 @@ class NativeMetadataManager {
     uint64_t native_snapshot_reads = 0;
     uint64_t native_stats_reads = 0;
     uint64_t native_column_id_reads = 0;
+    // DuckLake's probe and settings load at ATTACH (MetadataExists, LoadDuckLake).
+    uint64_t native_attach_reads = 0;
     // Row counts DuckLake reads for count(*) (net data-file and inlined rows,
     // and whether the inlined deletion table exists).
     uint64_t native_row_counts = 0;

@@ -274,14 +274,14 @@ duckdb::unique_ptr<duckdb::FunctionData> NativeManagerBind(
            "sql_batch_statements",
            "rebase",
            "rebased_commits",
-           "native_row_counts"};
+           "native_row_counts",
+           "native_attach_reads"};
   types.assign(3, duckdb::LogicalType::VARCHAR);
   types.resize(11, duckdb::LogicalType::UBIGINT);
   types.push_back(duckdb::LogicalType::BOOLEAN);
   types.resize(18, duckdb::LogicalType::UBIGINT);
   types.push_back(duckdb::LogicalType::BOOLEAN);
-  types.push_back(duckdb::LogicalType::UBIGINT);
-  types.push_back(duckdb::LogicalType::UBIGINT);
+  types.resize(22, duckdb::LogicalType::UBIGINT);
   return duckdb::make_uniq<duckdb::TableFunctionData>();
 }
 
@@ -316,6 +316,7 @@ void NativeManagerStatus(duckdb::ClientContext&, duckdb::TableFunctionInput& inp
   output.SetValue(18, 0, duckdb::Value::BOOLEAN(status.rebase));
   output.SetValue(19, 0, duckdb::Value::UBIGINT(status.rebased_commits));
   output.SetValue(20, 0, duckdb::Value::UBIGINT(status.native_row_counts));
+  output.SetValue(21, 0, duckdb::Value::UBIGINT(status.native_attach_reads));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "duckdb/main/attached_database.hpp"
 #include "duckdb/main/config.hpp"
 #include "duckdb/parser/parsed_data/attach_info.hpp"
+#include "duckdb/planner/extension_callback.hpp"
 #include "duckdb/storage/storage_extension.hpp"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
@@ -68,7 +69,8 @@ duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
                                                    std::move(open_nested));
   catalog->set_native_manager(native_manager);
   // DuckLake attaches its metadata catalog after it is loaded and before the
-  // transactions that read it: the first moment moraine can register.
+  // transactions that read it: the last moment moraine can register, for a
+  // DuckLake whose load no extension callback saw.
   NativeMetadataManager::EnsureRegistered();
   return catalog;
 }
@@ -82,12 +84,30 @@ duckdb::unique_ptr<duckdb::TransactionManager> CreateTransactionManager(
 
 }  // namespace
 
+namespace {
+
+// Registers moraine's DuckLake metadata manager once DuckLake is loaded.
+class RegisterWhenDuckLakeLoads final : public duckdb::ExtensionCallback {
+ public:
+  void OnExtensionLoaded(duckdb::DatabaseInstance&, const duckdb::string& name) override {
+    if (name == "ducklake") NativeMetadataManager::EnsureRegistered();
+  }
+};
+
+}  // namespace
+
 void RegisterStorageExtension(duckdb::DBConfig& config) {
   auto extension = duckdb::make_shared_ptr<duckdb::StorageExtension>();
   extension->attach = AttachMoraine;
   // DuckDB only routes an ATTACH to an extension that provides both hooks.
   extension->create_transaction_manager = CreateTransactionManager;
   duckdb::StorageExtension::Register(config, "moraine", std::move(extension));
+  // The native manager registers as soon as DuckLake is loaded, before or
+  // after moraine, so that the first ATTACH's manager is moraine's too (its
+  // attach reads among them). Registering at the first ATTACH still covers
+  // a DuckLake loaded any other way.
+  NativeMetadataManager::EnsureRegistered();
+  duckdb::ExtensionCallback::Register(config, duckdb::make_shared_ptr<RegisterWhenDuckLakeLoads>());
 }
 
 }  // namespace moraine::duckdb_shim

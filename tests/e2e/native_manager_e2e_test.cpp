@@ -139,8 +139,17 @@ TEST(NativeManagerAbi, RegistersOnceDuckLakeIsLoaded) {
   EXPECT_NE(status.ducklake_path.find("ducklake.duckdb_extension"), std::string::npos);
   const auto rows = session.Query("SELECT * FROM moraine_native_manager()");
   ASSERT_EQ(rows.size(), 1u);
-  ASSERT_EQ(rows[0].size(), 21u);
+  ASSERT_EQ(rows[0].size(), 22u);
   EXPECT_EQ(rows[0][0], "registered");
+}
+
+// The manager registers as DuckLake loads, before any ATTACH, so that the
+// first ATTACH of a process is answered by it too.
+TEST(NativeManagerAbi, RegistersAsDuckLakeLoadsBeforeAnyAttach) {
+  DuckLakeSession session;  // moraine registered, then the pinned DuckLake loaded
+  const auto status = NativeMetadataManager::CurrentStatus();
+  EXPECT_EQ(status.state, NativeMetadataManager::State::kRegistered) << status.reason;
+  EXPECT_EQ(status.managers_created, 0u);
 }
 
 // A session that touches what GetSnapshot serves: the first snapshot, DDL,
@@ -299,6 +308,39 @@ TEST(NativeManager, CountStarReadsItsRowCountsFromTheStoreAndCountsWhatAScanCoun
   EXPECT_GE(after_native - before, 10u) << "a data-file row count for every count(*)";
   const auto sql = CountsThroughAHistory(sql_dir.path("lake"), ", META_NATIVE_MANAGER false");
   EXPECT_EQ(counted(), after_native) << "the SQL lake was answered natively";
+  EXPECT_EQ(native, sql);
+}
+
+// The ATTACH of an existing lake asks the store whether it holds a DuckLake
+// and reads its settings from it (global, schema and table scoped), and
+// DuckLake loads the same settings as from its own query.
+TEST(NativeManager, TheAttachOfALakeReadsItsSettingsFromTheStore) {
+  auto settings_after_reattach = [](const std::string& dir, const std::string& options) {
+    DuckLakeSession session;
+    const std::string attach = "ATTACH 'ducklake:moraine:" + dir + "/lake.moraine' AS lake (" +
+                               "DATA_PATH '" + dir + "/files/'" + options + ")";
+    session.Run(attach);
+    session.Run("CREATE TABLE lake.t(a INTEGER)");
+    session.Run("CALL lake.set_option('parquet_compression', 'zstd')");
+    session.Run("CALL lake.set_option('parquet_row_group_size', '1000', schema => 'main')");
+    session.Run("CALL lake.set_option('target_file_size', '1MB', table_name => 't')");
+    session.Run("DETACH lake");
+    const auto reads = NativeMetadataManager::CurrentStatus().native_attach_reads;
+    session.Run(attach);
+    const auto answered = NativeMetadataManager::CurrentStatus().native_attach_reads - reads;
+    auto rows = session.Query("SELECT option_name, replace(value, '" + dir +
+                              "', '<dir>'), scope, scope_entry FROM lake.options() ORDER BY ALL");
+    rows.push_back({std::to_string(answered)});
+    return rows;
+  };
+  TempDir native_dir, sql_dir;
+  auto native = settings_after_reattach(native_dir.path("lake"), "");
+  auto sql = settings_after_reattach(sql_dir.path("lake"), ", META_NATIVE_MANAGER false");
+  EXPECT_EQ(native.back(), std::vector<std::string>{"2"}) << "MetadataExists and LoadDuckLake";
+  EXPECT_EQ(sql.back(), std::vector<std::string>{"0"});
+  native.pop_back();
+  sql.pop_back();
+  ASSERT_GE(native.size(), 3u);
   EXPECT_EQ(native, sql);
 }
 

@@ -46,10 +46,11 @@ void FixedRowStorage::Scan(const ScanRequest& request, const ScannedRowSink& sin
     std::string key;
     Row row;
   };
+  // Keys are kept only for rows handed out with handles.
   std::vector<VisitedRow> rows;
   ScanRanges(ranges, [&](std::string_view key, std::string_view value) {
     ReadRows(value, plan, key, [&](Row row, uint64_t ordinal) {
-      rows.push_back({ordinal, std::string(key), std::move(row)});
+      rows.push_back({ordinal, request.handles ? std::string(key) : std::string(), std::move(row)});
     });
   });
   const auto by_ordinal = [](const VisitedRow& a, const VisitedRow& b) {

@@ -1,12 +1,23 @@
 #include "commit/row_storage/inlined_row_storage.h"
 
+#include <algorithm>
+
 #include "commit/inlined_tables.h"
 
 namespace moraine::commit {
 
-void InlinedRowStorage::Scan(const ScanRequest& /*request*/, const ScannedRowSink& sink) {
+void InlinedRowStorage::Scan(const ScanRequest& request, const ScannedRowSink& sink) {
+  // A scan that reads no user column (a count of the live rows) leaves the
+  // cells undecoded; a row handed out with a handle is always whole (an
+  // UPDATE builds its new row from it).
+  const size_t leading = catalog::InlinedDataLeadingColumns().size();
+  const bool leading_only = !request.handles && request.columns &&
+                            std::all_of(request.columns->begin(), request.columns->end(),
+                                        [&](size_t column) { return column < leading; });
   view_.Scan(inlined::RowRange(name_), [&](std::string_view key, std::string_view value) {
-    sink(key, inlined::ReadRow(name_, value), 0);
+    sink(key,
+         leading_only ? inlined::ReadLeadingColumns(name_, value) : inlined::ReadRow(name_, value),
+         0);
   });
 }
 

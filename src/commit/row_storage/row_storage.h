@@ -32,8 +32,9 @@ struct RowTarget {
   bool removed = false;
 };
 
-// Receives each row a scan finds: the key of its record, the row and its
-// write ordinal (0 when the table keeps none).
+// Receives each row a scan finds: the key of its record (possibly empty when
+// the request asks for no handles), the row and its write ordinal (0 when the
+// table keeps none).
 using ScannedRowSink = std::function<void(std::string_view key, Row row, uint64_t ordinal)>;
 
 class RowStorage {

@@ -143,6 +143,19 @@ void FuzzInlinedRow(catalog::InlinedTableName::Kind family, std::string_view pay
       moraine::fuzz::SealFrame(store::kValueCodecVersion, static_cast<uint8_t>(kind), payload);
   Row row;
   if (!Decodes([&] { row = inlined::ReadRow(name, value); })) return;
+  // A scan that reads no user column reads the same leading cells, and the
+  // row keeps its width.
+  Row leading;
+  Require(Decodes([&] { leading = inlined::ReadLeadingColumns(name, value); }),
+          "a row that reads reads its leading columns");
+  Require(leading.size() == row.size(), "a leading-column read keeps the row's width");
+  const size_t leading_count = family == catalog::InlinedTableName::kData
+                                   ? catalog::InlinedDataLeadingColumns().size()
+                                   : row.size();
+  for (size_t i = 0; i < row.size(); ++i) {
+    Require(i < leading_count ? leading[i] == row[i] : catalog::IsNull(leading[i]),
+            "a leading-column read has the row's leading cells and NULL cells");
+  }
   Require(row.size() >= catalog::InlinedDeleteColumns().size(),
           "an inlined row has its family's columns");
   if (family == catalog::InlinedTableName::kDelete) {
