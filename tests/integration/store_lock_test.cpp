@@ -83,33 +83,34 @@ void WriteCommitted(KvStore& store) {
   store.Write(batch);
 }
 
-TEST(StoreLock, SecondProcessCannotOpenReadWriteButCanRead) {
-  test::TempDir dir;
-  const std::string location = dir.path("lake.moraine");
-  const Child child = ForkChild(location);
-  ASSERT_GT(child.pid, 0);
+// A store location and the child that will try it, forked before the test
+// body touches RocksDB.
+class StoreLock : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    options_.location = dir_.path("lake.moraine");
+    child_ = ForkChild(options_.location);
+    ASSERT_GT(child_.pid, 0);
+  }
 
-  KvOptions options;
-  options.location = location;
-  auto writer = OpenKvStore(options);
+  test::TempDir dir_;
+  KvOptions options_;
+  Child child_;
+};
+
+TEST_F(StoreLock, SecondProcessCannotOpenReadWriteButCanRead) {
+  auto writer = OpenKvStore(options_);
   WriteCommitted(*writer);
-  ExpectChildOk(child);
+  ExpectChildOk(child_);
 }
 
 // A writer that has not written yet holds the store too: it opened RocksDB
 // read-only (until its first write), yet a second process is refused at its
 // open, and may still read.
-TEST(StoreLock, AWriterThatHasNotWrittenYetRefusesASecondProcess) {
-  test::TempDir dir;
-  const std::string location = dir.path("lake.moraine");
-  const Child child = ForkChild(location);
-  ASSERT_GT(child.pid, 0);
-
-  KvOptions options;
-  options.location = location;
-  WriteCommitted(*OpenKvStore(options));  // then closed
-  auto writer = OpenKvStore(options);
-  ExpectChildOk(child);
+TEST_F(StoreLock, AWriterThatHasNotWrittenYetRefusesASecondProcess) {
+  WriteCommitted(*OpenKvStore(options_));  // then closed
+  auto writer = OpenKvStore(options_);
+  ExpectChildOk(child_);
   WriteBatch batch;
   batch.Put("after", "yes");
   writer->Write(batch);  // the writer writes on after the refusal
