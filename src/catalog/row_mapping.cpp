@@ -1,15 +1,12 @@
 #include "catalog/row_mapping.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/wire_format_lite.h>
-
 #include <google/protobuf/stubs/common.h>
 
 #include <algorithm>
-#include <limits>
 #include <string>
 
 #include "store/error.h"
+#include "store/payload_fields.h"
 #include "store/record_types.h"
 #include "store/value_frame.h"
 #include "util/big_endian.h"
@@ -19,7 +16,7 @@ namespace moraine::catalog {
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
-using google::protobuf::internal::WireFormatLite;
+using WireFormatLite = store::PayloadWireFormat;
 using store::Kind;
 
 namespace {
@@ -246,11 +243,7 @@ void RowMapping::IndexFieldNumbers() {
 
 Row RowMapping::ReadPayload(std::string_view payload, const std::vector<bool>& wanted,
                             uint64_t* ordinal) const {
-  using google::protobuf::io::CodedInputStream;
-  const auto unparsable = [this] {
-    store::ThrowUnparsablePayload(kind_, store::RecordPrototype(kind_).GetTypeName());
-  };
-  if (payload.size() > static_cast<size_t>(std::numeric_limits<int>::max())) unparsable();
+  using store::FieldRead;
   const auto is_wanted = [&](size_t column) { return wanted.empty() || wanted[column]; };
   // Absent fields read as NULL, or as their zero value without presence.
   Row row(fields_.size());
@@ -270,48 +263,41 @@ Row RowMapping::ReadPayload(std::string_view payload, const std::vector<bool>& w
   }
   *ordinal = 0;
   const int ordinal_number = ordinal_ ? ordinal_->number() : -1;
-  CodedInputStream input(reinterpret_cast<const uint8_t*>(payload.data()),
-                         static_cast<int>(payload.size()));
-  for (uint32_t tag = input.ReadTag(); tag != 0; tag = input.ReadTag()) {
-    const auto number = static_cast<size_t>(WireFormatLite::GetTagFieldNumber(tag));
-    if (number == 0) unparsable();  // the parser refuses field number 0 too
-    const auto wire_type = WireFormatLite::GetTagWireType(tag);
-    const int column = number < column_of_field_.size() ? column_of_field_[number] : -1;
-    if (static_cast<int>(number) == ordinal_number &&
-        wire_type == WireFormatLite::WIRETYPE_VARINT) {
-      if (!input.ReadVarint64(ordinal)) unparsable();
-      continue;
+  const bool parsed = store::ForEachPayloadField(payload, [&](int number, auto wire_type,
+                                                              auto& input) {
+    if (number == ordinal_number && wire_type == WireFormatLite::WIRETYPE_VARINT) {
+      return input.ReadVarint64(ordinal) ? FieldRead::kRead : FieldRead::kFailed;
     }
+    const auto at = static_cast<size_t>(number);
+    const int column = at < column_of_field_.size() ? column_of_field_[at] : -1;
     // A field of another wire type than its declared one is an unknown
     // field to the parser, which keeps it aside: so is it here, skipped.
-    const auto declared =
-        column < 0 ? wire_type
-                   : WireFormatLite::WireTypeForFieldType(
-                         static_cast<WireFormatLite::FieldType>(fields_[column].field->type()));
-    if (column < 0 || wire_type != declared || !is_wanted(column)) {
-      if (!WireFormatLite::SkipField(&input, tag)) unparsable();
-      continue;
+    if (column < 0 || !is_wanted(column) ||
+        wire_type != WireFormatLite::WireTypeForFieldType(
+                         static_cast<WireFormatLite::FieldType>(fields_[column].field->type()))) {
+      return FieldRead::kSkip;
     }
     if (wire_type == WireFormatLite::WIRETYPE_VARINT) {
       uint64_t value = 0;
-      if (!input.ReadVarint64(&value)) unparsable();
+      if (!input.ReadVarint64(&value)) return FieldRead::kFailed;
       if (fields_[column].field->type() == FieldDescriptor::TYPE_BOOL) {
         row[column] = value != 0;
       } else {
         row[column] = static_cast<int64_t>(value);
       }
-      continue;
+      return FieldRead::kRead;
     }
     uint32_t length = 0;
     std::string text;
     if (!input.ReadVarint32(&length) || !input.ReadString(&text, static_cast<int>(length)) ||
         !google::protobuf::internal::IsStructurallyValidUTF8(text.data(),
                                                              static_cast<int>(text.size()))) {
-      unparsable();
+      return FieldRead::kFailed;
     }
     row[column] = std::move(text);
-  }
-  if (!input.ConsumedEntireMessage()) unparsable();
+    return FieldRead::kRead;
+  });
+  if (!parsed) store::ThrowUnparsablePayload(kind_, store::RecordPrototype(kind_).GetTypeName());
   return row;
 }
 
@@ -452,18 +438,15 @@ void RowMapping::SetWriteOrdinal(Message* message, uint64_t ordinal) const {
 
 uint64_t RowMapping::WriteOrdinalOfPayload(std::string_view payload) const {
   if (!ordinal_ || shape_ != RowShape::kRecord) return 0;
-  google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(payload.data()),
-                                               static_cast<int>(payload.size()));
   uint64_t ordinal = 0;
-  for (uint32_t tag = input.ReadTag(); tag != 0; tag = input.ReadTag()) {
-    if (WireFormatLite::GetTagFieldNumber(tag) == ordinal_->number() &&
-        WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_VARINT) {
-      if (!input.ReadVarint64(&ordinal)) return 0;
-    } else if (!WireFormatLite::SkipField(&input, tag)) {
-      return 0;
-    }
-  }
-  return ordinal;
+  const bool parsed =
+      store::ForEachPayloadField(payload, [&](int number, auto wire_type, auto& input) {
+        if (number != ordinal_->number() || wire_type != WireFormatLite::WIRETYPE_VARINT) {
+          return store::FieldRead::kSkip;
+        }
+        return input.ReadVarint64(&ordinal) ? store::FieldRead::kRead : store::FieldRead::kFailed;
+      });
+  return parsed ? ordinal : 0;
 }
 
 Message* RowMapping::MutableEntry(Message* container, int index) const {

@@ -1,11 +1,7 @@
 #include "commit/inlined_tables.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/wire_format_lite.h>
-
-#include <limits>
-
 #include "store/error.h"
+#include "store/payload_fields.h"
 #include "store/value_frame.h"
 
 namespace moraine::commit::inlined {
@@ -180,37 +176,32 @@ Row ReadRow(const InlinedTableName& name, std::string_view value) {
 }
 
 Row ReadLeadingColumns(const InlinedTableName& name, std::string_view value) {
-  using google::protobuf::internal::WireFormatLite;
+  using store::FieldRead;
+  using WireFormat = store::PayloadWireFormat;
   if (!IsData(name)) return ReadRow(name, value);  // a delete row is all leading columns
-  const std::string_view payload = store::UnframePayload(Kind::kInlinedRow, value);
-  const auto unparsable = [] {
-    store::ThrowUnparsablePayload(Kind::kInlinedRow, store::v1::InlinedRowRecord().GetTypeName());
-  };
-  if (payload.size() > static_cast<size_t>(std::numeric_limits<int>::max())) unparsable();
   // The fields of InlinedRowRecord (store/records.proto): row_id,
   // begin_snapshot and end_snapshot are 1 to 3, in column order; cells 4.
   constexpr int kRowId = 1, kEnd = 3, kCells = 4;
   Row row = {int64_t{0}, std::monostate{}, std::monostate{}};
-  google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(payload.data()),
-                                               static_cast<int>(payload.size()));
-  for (uint32_t tag = input.ReadTag(); tag != 0; tag = input.ReadTag()) {
-    const int number = WireFormatLite::GetTagFieldNumber(tag);
-    if (number == 0) unparsable();
-    // A field of another wire type than declared is an unknown field to the
-    // parser: skipped here too.
-    const auto wire_type = WireFormatLite::GetTagWireType(tag);
-    if (wire_type == WireFormatLite::WIRETYPE_VARINT && number >= kRowId && number <= kEnd) {
-      uint64_t cell = 0;
-      if (!input.ReadVarint64(&cell)) unparsable();
-      row[number - kRowId] = static_cast<int64_t>(cell);
-      continue;
-    }
-    if (number == kCells && wire_type == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
-      row.emplace_back(std::monostate{});
-    }
-    if (!WireFormatLite::SkipField(&input, tag)) unparsable();
+  const bool parsed = store::ForEachPayloadField(
+      store::UnframePayload(Kind::kInlinedRow, value),
+      [&](int number, auto wire_type, auto& input) {
+        // A field of another wire type than declared is an unknown field to
+        // the parser: skipped here too.
+        if (wire_type == WireFormat::WIRETYPE_VARINT && number >= kRowId && number <= kEnd) {
+          uint64_t cell = 0;
+          if (!input.ReadVarint64(&cell)) return FieldRead::kFailed;
+          row[number - kRowId] = static_cast<int64_t>(cell);
+          return FieldRead::kRead;
+        }
+        if (number == kCells && wire_type == WireFormat::WIRETYPE_LENGTH_DELIMITED) {
+          row.emplace_back(std::monostate{});
+        }
+        return FieldRead::kSkip;
+      });
+  if (!parsed) {
+    store::ThrowUnparsablePayload(Kind::kInlinedRow, store::v1::InlinedRowRecord().GetTypeName());
   }
-  if (!input.ConsumedEntireMessage()) unparsable();
   return row;
 }
 
