@@ -136,6 +136,7 @@ install_debian_packages
 venv_wheels=()
 while IFS=$'\t' read -r name client package file sha; do
   [[ -z $name || $name == \#* ]] && continue
+  [[ $client == crate ]] && continue  # scripts/build_static_deps.sh builds these
   fetch_artifact "$client" "$package" "$file" "$sha"
   unpack_artifact "$name" "$client" "$file" "$sha"
   if [[ $client == pip-venv ]]; then venv_wheels+=("$cache/downloads/$file"); fi
@@ -151,3 +152,6 @@ ln -sfn "$(find "$cache/postgres-extension" -name postgres.duckdb_extension | he
   "$cache/postgres_scanner.duckdb_extension"
 ln -sfn "$(find "$cache/sqlite-extension" -name sqlite.duckdb_extension | head -n1)" \
   "$cache/sqlite_scanner.duckdb_extension"
+
+# The statically linked libraries, built once per machine (.cache/deps/static).
+"$root/scripts/build_static_deps.sh"

@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -36,6 +37,31 @@ TEST(ExtensionFile, NeedsNoLibduckdbAndNoPathIntoTheBuildTree) {
   EXPECT_EQ(dynamic.find("(RUNPATH)"), std::string::npos) << dynamic;
   EXPECT_EQ(dynamic.find("(RPATH)"), std::string::npos) << dynamic;
   EXPECT_EQ(dynamic.find(BUILD_TREE), std::string::npos) << dynamic;
+}
+
+// What stock DuckLake's own extension needs at run time, and no more: the C
+// and C++ runtimes every Linux has. RocksDB, protobuf, libcurl and the rest
+// are inside, so the file loads on any distribution with a recent enough
+// glibc, not only on the one it was built on.
+TEST(ExtensionFile, NeedsOnlyTheLibcFamily) {
+  const std::set<std::string> allowed = {
+      "libc.so.6",  "libm.so.6",      "libstdc++.so.6", "libgcc_s.so.1", "ld-linux-x86-64.so.2",
+      "libdl.so.2", "libpthread.so.0"};
+  const auto needed = Lines(
+      MustRun("readelf -d '" + kExtension + "' | sed -n 's/.*(NEEDED).*\\[\\(.*\\)\\]/\\1/p'"));
+  ASSERT_FALSE(needed.empty());
+  for (const auto& library : needed) {
+    EXPECT_TRUE(allowed.contains(library)) << "the extension needs " << library;
+  }
+}
+
+// The README states the newest glibc symbol version the file needs (which
+// distributions it loads on); a build that needs a newer one breaks that.
+TEST(ExtensionFile, NeedsNoNewerGlibcThanTheReadmeStates) {
+  const auto versions = Lines(MustRun("objdump -T '" + kExtension +
+                                      "' | grep -o 'GLIBC_2\\.[0-9]*' | cut -d. -f2 | sort -n -u"));
+  ASSERT_FALSE(versions.empty());
+  EXPECT_LE(std::stoi(versions.back()), 34) << "the extension needs GLIBC_2." << versions.back();
 }
 
 TEST(ExtensionFile, ExportsOnlyItsEntryPoint) {
