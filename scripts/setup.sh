@@ -136,6 +136,7 @@ install_debian_packages
 venv_wheels=()
 while IFS=$'\t' read -r name client package file sha; do
   [[ -z $name || $name == \#* ]] && continue
+  [[ $client == pip-wheel-cp313 ]] && continue  # scripts/debian13_root.sh fetches it
   fetch_artifact "$client" "$package" "$file" "$sha"
   unpack_artifact "$name" "$client" "$file" "$sha"
   if [[ $client == pip-venv ]]; then venv_wheels+=("$cache/downloads/$file"); fi
