@@ -136,7 +136,9 @@ install_debian_packages
 venv_wheels=()
 while IFS=$'\t' read -r name client package file sha; do
   [[ -z $name || $name == \#* ]] && continue
-  [[ $client == crate ]] && continue  # scripts/build_static_deps.sh builds these
+  # Rows other scripts fetch: scripts/build_static_deps.sh builds the crates,
+  # scripts/debian13_root.sh puts the Python 3.13 wheel into its root.
+  [[ $client == crate || $client == pip-wheel-cp313 ]] && continue
   fetch_artifact "$client" "$package" "$file" "$sha"
   unpack_artifact "$name" "$client" "$file" "$sha"
   if [[ $client == pip-venv ]]; then venv_wheels+=("$cache/downloads/$file"); fi
