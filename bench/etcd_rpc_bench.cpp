@@ -1,12 +1,15 @@
 // Round trips of the etcd client alone: one-key compare-and-swap Txn commits
 // and one-key Range reads (linearizable, then serializable), one after
 // another on one thread, against a 3-member cluster on loopback. Prints the
-// median, p99 and mean of each, in microseconds.
+// median, p99 and mean of each, in microseconds, and the client process's
+// CPU time per call (all its threads: a transport's background threads count).
 //
 //   moraine_etcd_rpc_bench [host:port,host:port,...] [count]
 //
 // Without endpoints it starts its own cluster (tests/support/etcd_cluster.h).
 // The client starts on the first endpoint, leader or not, as a store does.
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,13 +27,20 @@ namespace {
 using moraine::store::EtcdClient;
 using Clock = std::chrono::steady_clock;
 
-void Report(const char* what, std::vector<double> micros) {
+double ProcessCpuMicros() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e6 + static_cast<double>(now.tv_nsec) / 1e3;
+}
+
+void Report(const char* what, std::vector<double> micros, double cpu_micros) {
   std::sort(micros.begin(), micros.end());
   double sum = 0;
   for (double m : micros) sum += m;
   const size_t n = micros.size();
-  std::printf("%-24s n=%zu median=%.1f us p99=%.1f us mean=%.1f us\n", what, n, micros[n / 2],
-              micros[std::min(n - 1, n * 99 / 100)], sum / static_cast<double>(n));
+  std::printf("%-24s n=%zu median=%.1f us p99=%.1f us mean=%.1f us cpu=%.1f us/call\n", what, n,
+              micros[n / 2], micros[std::min(n - 1, n * 99 / 100)], sum / static_cast<double>(n),
+              cpu_micros / static_cast<double>(n));
 }
 
 template <class Fn>
@@ -86,12 +96,14 @@ int main(int argc, char** argv) {
   };
 
   for (int i = 0; i < 100; ++i) commit();  // connections up, caches warm
-  std::vector<double> txn, linearizable, serializable;
-  for (int i = 0; i < count; ++i) txn.push_back(Micros(commit));
-  for (int i = 0; i < count; ++i) linearizable.push_back(Micros([&] { read(false); }));
-  for (int i = 0; i < count; ++i) serializable.push_back(Micros([&] { read(true); }));
-  Report("txn compare-and-swap", txn);
-  Report("range linearizable", linearizable);
-  Report("range serializable", serializable);
+  auto run = [&](const char* what, auto&& call) {
+    std::vector<double> micros;
+    const double cpu_start = ProcessCpuMicros();
+    for (int i = 0; i < count; ++i) micros.push_back(Micros(call));
+    Report(what, std::move(micros), ProcessCpuMicros() - cpu_start);
+  };
+  run("txn compare-and-swap", commit);
+  run("range linearizable", [&] { read(false); });
+  run("range serializable", [&] { read(true); });
   return 0;
 }
