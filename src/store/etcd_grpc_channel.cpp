@@ -4,8 +4,10 @@
 #include <google/protobuf/message_lite.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -248,7 +250,6 @@ EtcdRpcStatus StatusOf(CURLcode result, const char* error, const Answer& answer,
   if (result == CURLE_OPERATION_TIMEDOUT) {
     return {EtcdRpcCode::kDeadlineExceeded, "Deadline Exceeded"};
   }
-  if (result == CURLE_ABORTED_BY_CALLBACK) return {EtcdRpcCode::kCancelled, "Cancelled"};
   if (result != CURLE_OK) {
     return {EtcdRpcCode::kUnavailable,
             "etcd member " + endpoint + ": " + (error[0] ? error : curl_easy_strerror(result))};
