@@ -1,12 +1,11 @@
 #include "store/etcd_change_watch.h"
 
-#include <grpcpp/grpcpp.h>
-
 #include <vector>
 
 #include "store/error.h"
 #include "store/etcd_client.h"
 #include "store/etcd_commit_intent.h"
+#include "store/etcd_grpc_cancel.h"
 #include "store/etcd_read_cache.h"
 
 namespace moraine::store {
@@ -33,7 +32,7 @@ EtcdChangeWatch::~EtcdChangeWatch() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
-    if (context_) context_->TryCancel();
+    if (cancel_) cancel_->Cancel();
   }
   stopped_.notify_all();
   thread_.join();
@@ -55,29 +54,23 @@ void EtcdChangeWatch::Run(int64_t revision) {
 }
 
 void EtcdChangeWatch::WatchFrom(int64_t revision) {
-  grpc::ClientContext context;
+  EtcdGrpcCancel cancel;
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return;
-    context_ = &context;
+    cancel_ = &cancel;
   }
-  size_t member = 0;
-  auto stream = client_->OpenWatch(&context, &member);
   etcdserverpb::WatchRequest request;
   auto* create = request.mutable_create_request();
   create->set_key(begin_);
   create->set_range_end(end_);
   create->set_start_revision(revision + 1);
-  bool healthy = stream->Write(request);
-  etcdserverpb::WatchResponse response;
   std::vector<EtcdReadCache::Change> changes;
-  while (healthy && stream->Read(&response)) {
+  size_t member = 0;
+  client_->Watch(request, cancel, &member, [&](const etcdserverpb::WatchResponse& response) {
     // Cancelled: the start revision was compacted, or the member lost its
     // leader. Either way the stream delivers nothing more.
-    if (response.canceled()) {
-      healthy = false;
-      break;
-    }
+    if (response.canceled()) return false;
     changes.clear();
     for (const auto& event : response.events()) {
       const auto& kv = event.kv();
@@ -93,11 +86,10 @@ void EtcdChangeWatch::WatchFrom(int64_t revision) {
                              : std::nullopt});
     }
     if (!changes.empty()) cache_->Apply(changes);
-  }
-  context.TryCancel();
-  stream->Finish();
+    return true;
+  });
   std::lock_guard lock(mutex_);
-  context_ = nullptr;
+  cancel_ = nullptr;
   if (!stopping_) client_->WatchFailed(member);
 }
 

@@ -21,14 +21,11 @@
 #include <string>
 #include <thread>
 
-namespace grpc {
-class ClientContext;
-}
-
 namespace moraine::store {
 
 class EtcdClient;
 class EtcdCommitIntent;
+class EtcdGrpcCancel;
 class EtcdReadCache;
 
 class EtcdChangeWatch {
@@ -61,7 +58,7 @@ class EtcdChangeWatch {
   std::mutex mutex_;
   std::condition_variable stopped_;
   bool stopping_ = false;
-  grpc::ClientContext* context_ = nullptr;  // of the stream open now
+  EtcdGrpcCancel* cancel_ = nullptr;  // of the stream open now
   std::thread thread_;
 };
 

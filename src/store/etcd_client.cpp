@@ -1,41 +1,27 @@
 #include "store/etcd_client.h"
 
-#include <grpcpp/grpcpp.h>
-
 #include <algorithm>
 #include <optional>
 #include <thread>
 
 #include "store/error.h"
+#include "store/etcd_grpc_cancel.h"
 #include "store/etcd_status.h"
 
 namespace moraine::store {
 namespace {
 
-std::shared_ptr<grpc::Channel> MakeChannel(const std::string& endpoint) {
-  grpc::ChannelArguments args;
-  // Range pages of large values exceed gRPC's 4 MiB default; etcd's own
-  // limit on what it sends is far higher.
-  args.SetMaxReceiveMessageSize(-1);
-  args.SetMaxSendMessageSize(-1);
-  // A restarted member should be used again within a second or so, not after
-  // gRPC's default reconnect backoff of up to two minutes.
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  // A member that stops answering without closing its connection (stopped,
-  // or cut off by the network) would hold a watch stream silent forever:
-  // HTTP/2 pings find it. No more often than etcd's --grpc-keepalive-min-time
-  // (5 s by default) allows, or the server closes the connection.
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 3000);
-  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
-  return grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), args);
-}
+constexpr std::string_view kRange = "/etcdserverpb.KV/Range";
+constexpr std::string_view kTxn = "/etcdserverpb.KV/Txn";
+constexpr std::string_view kDeleteRange = "/etcdserverpb.KV/DeleteRange";
+constexpr std::string_view kWatch = "/etcdserverpb.Watch/Watch";
 
-void SetDeadline(grpc::ClientContext& context, std::chrono::milliseconds timeout) {
-  context.set_deadline(std::chrono::system_clock::now() + timeout);
-}
+// A member that stops answering without closing its connection (stopped,
+// or cut off by the network) would hold a watch stream silent for ever: after
+// this much silence a cheap call checks that it still answers, within
+// kProbeTimeout. The figures of the gRPC keepalive pings this replaces.
+constexpr auto kWatchIdleProbe = std::chrono::milliseconds(10000);
+constexpr auto kProbeTimeout = std::chrono::milliseconds(3000);
 
 }  // namespace
 
@@ -43,22 +29,20 @@ EtcdClient::EtcdClient(const EtcdLocation& location, std::string display_locatio
                        EtcdStoreOptions options)
     : display_location_(std::move(display_location)), options_(options) {
   for (const auto& endpoint : location.endpoints) {
-    auto channel = MakeChannel(endpoint);
-    stubs_.push_back(etcdserverpb::KV::NewStub(channel));
-    watch_stubs_.push_back(etcdserverpb::Watch::NewStub(channel));
+    channels_.push_back(std::make_unique<EtcdGrpcChannel>(endpoint));
   }
 }
 
-etcdserverpb::KV::Stub& EtcdClient::CurrentStub(size_t* index) {
-  *index = current_.load(std::memory_order_relaxed) % stubs_.size();
-  return *stubs_[*index];
+EtcdGrpcChannel& EtcdClient::CurrentChannel(size_t* index) {
+  *index = current_.load(std::memory_order_relaxed) % channels_.size();
+  return *channels_[*index];
 }
 
 void EtcdClient::Advance(size_t from) {
   // Only the first of several threads that saw `from` fail moves on, so a
   // burst of failures skips one member, not all of them.
   size_t expected = from;
-  current_.compare_exchange_strong(expected, (from + 1) % stubs_.size());
+  current_.compare_exchange_strong(expected, (from + 1) % channels_.size());
 }
 
 void EtcdClient::Backoff(int attempt) {
@@ -66,7 +50,7 @@ void EtcdClient::Backoff(int attempt) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
-void EtcdClient::ThrowUnreachable(const grpc::Status& last) const {
+void EtcdClient::ThrowUnreachable(const EtcdRpcStatus& last) const {
   throw IoError("the etcd cluster at " + display_location_ + " did not answer within " +
                 std::to_string(options_.operation_timeout.count()) + " ms (last error: " +
                 DescribeEtcdStatus(last) + "); check that its members run and have a leader");
@@ -79,13 +63,11 @@ etcdserverpb::RangeResponse EtcdClient::Range(const etcdserverpb::RangeRequest& 
   std::optional<etcdserverpb::RangeRequest> linearizable;
   for (int attempt = 0;; ++attempt) {
     size_t index;
-    auto& stub = CurrentStub(&index);
-    grpc::ClientContext context;
-    SetDeadline(context, options_.rpc_timeout);
+    auto& channel = CurrentChannel(&index);
     etcdserverpb::RangeResponse response;
     ranges_.fetch_add(1, std::memory_order_relaxed);
-    const grpc::Status status =
-        stub.Range(&context, linearizable ? *linearizable : request, &response);
+    const EtcdRpcStatus status = channel.Call(kRange, linearizable ? *linearizable : request,
+                                              &response, options_.rpc_timeout);
     switch (ClassifyEtcdStatus(status)) {
       case EtcdStatusKind::kOk:
         return response;
@@ -114,40 +96,65 @@ etcdserverpb::RangeResponse EtcdClient::Range(const etcdserverpb::RangeRequest& 
   }
 }
 
-grpc::Status EtcdClient::TxnOnce(const etcdserverpb::TxnRequest& request,
-                                 etcdserverpb::TxnResponse* response) {
+EtcdRpcStatus EtcdClient::TxnOnce(const etcdserverpb::TxnRequest& request,
+                                  etcdserverpb::TxnResponse* response) {
   return TxnOnce(request, response, options_.rpc_timeout);
 }
 
-grpc::Status EtcdClient::TxnOnce(const etcdserverpb::TxnRequest& request,
-                                 etcdserverpb::TxnResponse* response,
-                                 std::chrono::milliseconds timeout) {
+EtcdRpcStatus EtcdClient::TxnOnce(const etcdserverpb::TxnRequest& request,
+                                  etcdserverpb::TxnResponse* response,
+                                  std::chrono::milliseconds timeout) {
   size_t index;
-  auto& stub = CurrentStub(&index);
-  grpc::ClientContext context;
-  SetDeadline(context, timeout);
+  auto& channel = CurrentChannel(&index);
   txns_.fetch_add(1, std::memory_order_relaxed);
-  grpc::Status status = stub.Txn(&context, request, response);
+  EtcdRpcStatus status = channel.Call(kTxn, request, response, timeout);
   if (ClassifyEtcdStatus(status) == EtcdStatusKind::kTransient) Advance(index);
   return status;
 }
 
-std::unique_ptr<grpc::ClientReaderWriter<etcdserverpb::WatchRequest, etcdserverpb::WatchResponse>>
-EtcdClient::OpenWatch(grpc::ClientContext* context, size_t* member) {
-  CurrentStub(member);
+EtcdRpcStatus EtcdClient::Watch(
+    const etcdserverpb::WatchRequest& request, EtcdGrpcCancel& cancel, size_t* member,
+    const std::function<bool(const etcdserverpb::WatchResponse&)>& on_response) {
+  auto& channel = CurrentChannel(member);
+  EtcdGrpcChannel::StreamOptions options;
   // etcd's own client sets this for WithRequireLeader.
-  context->AddMetadata("hasleader", "true");
-  return watch_stubs_[*member]->Watch(context);
+  options.metadata = {{"hasleader", "true"}};
+  options.idle_probe_after = kWatchIdleProbe;
+  // Any answer, even a refusal, shows the member alive; a serializable read
+  // of one key's count is answered by the member alone, leader or not.
+  etcdserverpb::RangeRequest probe;
+  probe.set_key(request.create_request().key());
+  probe.set_serializable(true);
+  probe.set_count_only(true);
+  options.probe = [&channel, &probe] {
+    etcdserverpb::RangeResponse response;
+    const auto code = channel.Call(kRange, probe, &response, kProbeTimeout).code();
+    return code != EtcdRpcCode::kUnavailable && code != EtcdRpcCode::kDeadlineExceeded;
+  };
+  etcdserverpb::WatchResponse response;
+  bool unreadable = false;
+  EtcdRpcStatus status =
+      channel.ServerStream(kWatch, request, options, cancel, [&](std::string_view message) {
+        response.Clear();
+        if (!response.ParseFromArray(message.data(), static_cast<int>(message.size()))) {
+          unreadable = true;
+          return false;
+        }
+        return on_response(response);
+      });
+  if (unreadable) {
+    return {EtcdRpcCode::kInternal,
+            "etcd member " + channel.endpoint() + " sent an unreadable watch response"};
+  }
+  return status;
 }
 
-grpc::Status EtcdClient::DeleteRangeOnce(const etcdserverpb::DeleteRangeRequest& request,
-                                         std::chrono::milliseconds timeout) {
+EtcdRpcStatus EtcdClient::DeleteRangeOnce(const etcdserverpb::DeleteRangeRequest& request,
+                                          std::chrono::milliseconds timeout) {
   size_t index;
-  auto& stub = CurrentStub(&index);
-  grpc::ClientContext context;
-  SetDeadline(context, timeout);
+  auto& channel = CurrentChannel(&index);
   etcdserverpb::DeleteRangeResponse response;
-  return stub.DeleteRange(&context, request, &response);
+  return channel.Call(kDeleteRange, request, &response, timeout);
 }
 
 }  // namespace moraine::store

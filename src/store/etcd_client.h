@@ -1,24 +1,30 @@
 #pragma once
 
-// The gRPC side of EtcdStore: one channel per cluster member, calls with a
-// per-RPC deadline, and failover to the next member when one does not answer.
-// It knows etcd's KV service and nothing of moraine's keys or commits.
+// The gRPC side of EtcdStore: one channel per cluster member (gRPC over
+// HTTP/2, store/etcd_grpc_channel.h), calls with a per-RPC deadline, and
+// failover to the next member when one does not answer. It knows etcd's KV
+// and Watch services and nothing of moraine's keys or commits.
 //
-// Thread-safe: gRPC stubs may be shared by threads, and the member in use is
+// Thread-safe: channels may be shared by threads, and the member in use is
 // an atomic index.
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "store/etcd/rpc.grpc.pb.h"
+#include "store/etcd/rpc.pb.h"
+#include "store/etcd_grpc_channel.h"
 #include "store/etcd_location.h"
 #include "store/etcd_rpc_counts.h"
+#include "store/etcd_rpc_status.h"
 #include "store/etcd_store_options.h"
 
 namespace moraine::store {
+
+class EtcdGrpcCancel;
 
 class EtcdClient {
  public:
@@ -34,23 +40,28 @@ class EtcdClient {
 
   // One Txn RPC on the current member; a transient failure moves later calls
   // to the next member. The caller settles what a failure means.
-  grpc::Status TxnOnce(const etcdserverpb::TxnRequest& request,
-                       etcdserverpb::TxnResponse* response);
+  EtcdRpcStatus TxnOnce(const etcdserverpb::TxnRequest& request,
+                        etcdserverpb::TxnResponse* response);
   // The same with its own RPC deadline.
-  grpc::Status TxnOnce(const etcdserverpb::TxnRequest& request, etcdserverpb::TxnResponse* response,
-                       std::chrono::milliseconds timeout);
+  EtcdRpcStatus TxnOnce(const etcdserverpb::TxnRequest& request,
+                        etcdserverpb::TxnResponse* response, std::chrono::milliseconds timeout);
 
-  // A watch stream on the current member, alive as long as `context` (which
-  // it marks to require a leader: a member cut off from the cluster ends the
-  // stream instead of going quiet). `member` names it for WatchFailed.
-  std::unique_ptr<grpc::ClientReaderWriter<etcdserverpb::WatchRequest, etcdserverpb::WatchResponse>>
-  OpenWatch(grpc::ClientContext* context, size_t* member);
+  // A watch stream on the current member, marked to require a leader (a
+  // member cut off from the cluster ends the stream instead of going quiet):
+  // sends `request` (a create request), then hands each response to
+  // `on_response` until the stream ends, `on_response` returns false, or
+  // `cancel` is cancelled. A member that stops answering without closing its
+  // connection ends it too (a probe after 10 s of silence, 3 s to answer).
+  // `member` names the member for WatchFailed, set before the stream opens.
+  EtcdRpcStatus Watch(const etcdserverpb::WatchRequest& request, EtcdGrpcCancel& cancel,
+                      size_t* member,
+                      const std::function<bool(const etcdserverpb::WatchResponse&)>& on_response);
   // A watch stream on `member` broke: later calls go to the next member.
   void WatchFailed(size_t member) { Advance(member); }
 
   // One DeleteRange RPC with a short deadline, for best-effort cleanup.
-  grpc::Status DeleteRangeOnce(const etcdserverpb::DeleteRangeRequest& request,
-                               std::chrono::milliseconds timeout);
+  EtcdRpcStatus DeleteRangeOnce(const etcdserverpb::DeleteRangeRequest& request,
+                                std::chrono::milliseconds timeout);
 
   Clock::time_point OperationDeadline() const { return Clock::now() + options_.operation_timeout; }
   // Sleeps before retry number `attempt` (0-based): short at first, since a
@@ -62,7 +73,7 @@ class EtcdClient {
   const EtcdStoreOptions& options() const { return options_; }
 
   // Throws IoError saying the cluster could not be reached in time.
-  [[noreturn]] void ThrowUnreachable(const grpc::Status& last) const;
+  [[noreturn]] void ThrowUnreachable(const EtcdRpcStatus& last) const;
 
   // RPCs sent so far.
   EtcdRpcCounts rpc_counts() const {
@@ -70,13 +81,12 @@ class EtcdClient {
   }
 
  private:
-  etcdserverpb::KV::Stub& CurrentStub(size_t* index);
+  EtcdGrpcChannel& CurrentChannel(size_t* index);
   void Advance(size_t from);
 
   std::string display_location_;
   EtcdStoreOptions options_;
-  std::vector<std::unique_ptr<etcdserverpb::KV::Stub>> stubs_;
-  std::vector<std::unique_ptr<etcdserverpb::Watch::Stub>> watch_stubs_;  // same members
+  std::vector<std::unique_ptr<EtcdGrpcChannel>> channels_;  // one per member, in order
   std::atomic<size_t> current_{0};
   std::atomic<uint64_t> ranges_{0};
   std::atomic<uint64_t> txns_{0};

@@ -43,12 +43,12 @@ void AddSerializableRange(TxnRequest* request, const std::string& key) {
 // safe. Its RPC deadline is never below a couple of seconds: a handle tuned
 // for impatient commits must still learn the limits (a 16 MiB probe takes
 // longer than a millisecond).
-grpc::Status Probe(EtcdClient& client, const TxnRequest& request) {
+EtcdRpcStatus Probe(EtcdClient& client, const TxnRequest& request) {
   const auto deadline = client.OperationDeadline();
   const auto timeout = std::max(client.options().rpc_timeout, std::chrono::milliseconds(2000));
   for (int attempt = 0;; ++attempt) {
     etcdserverpb::TxnResponse response;
-    grpc::Status status = client.TxnOnce(request, &response, timeout);
+    EtcdRpcStatus status = client.TxnOnce(request, &response, timeout);
     if (ClassifyEtcdStatus(status) != EtcdStatusKind::kTransient) return status;
     if (EtcdClient::Clock::now() >= deadline) client.ThrowUnreachable(status);
     EtcdClient::Backoff(attempt);
@@ -59,7 +59,7 @@ grpc::Status Probe(EtcdClient& client, const TxnRequest& request) {
 bool AcceptsOps(EtcdClient& client, const std::string& probe_key, uint64_t ops) {
   TxnRequest request = NeverTrue(probe_key);
   for (uint64_t i = 0; i < ops; ++i) AddSerializableRange(&request, probe_key);
-  const grpc::Status status = Probe(client, request);
+  const EtcdRpcStatus status = Probe(client, request);
   switch (ClassifyEtcdStatus(status)) {
     case EtcdStatusKind::kOk:
       return true;
@@ -99,17 +99,17 @@ std::optional<uint64_t> ProbeTxnOps(EtcdClient& client, const std::string& probe
 std::optional<uint64_t> ProbeRequestBytes(EtcdClient& client, const std::string& probe_key) {
   TxnRequest request = NeverTrue(probe_key);
   AddSerializableRange(&request, std::string(kSizeProbeBytes, 'x'));
-  const grpc::Status status = Probe(client, request);
-  const std::string& message = status.error_message();
+  const EtcdRpcStatus status = Probe(client, request);
+  const std::string& message = status.message();
   const size_t at = message.find(" vs. ");
-  if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED && at != std::string::npos) {
+  if (status.code() == EtcdRpcCode::kResourceExhausted && at != std::string::npos) {
     const uint64_t grpc_limit = std::strtoull(message.c_str() + at + 5, nullptr, 10);
     if (grpc_limit > kGrpcOverheadBytes) return grpc_limit - kGrpcOverheadBytes;
   }
   // Accepted: at least 15.5 MiB. Refused for size without the numbers (a
   // gRPC other than etcd 3.4's): unknown, and the cluster's own refusal
   // still names the flag.
-  if (status.ok() || status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+  if (status.ok() || status.code() == EtcdRpcCode::kResourceExhausted) {
     return std::nullopt;
   }
   throw IoError("the etcd cluster at " + client.display_location() +

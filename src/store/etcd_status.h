@@ -6,9 +6,9 @@
 // api/v3rpc/rpctypes), so the kind is read from the code and, where one code
 // covers several causes (RESOURCE_EXHAUSTED, INVALID_ARGUMENT), the message.
 
-#include <grpcpp/support/status.h>
-
 #include <string>
+
+#include "store/etcd_rpc_status.h"
 
 namespace moraine::store {
 
@@ -28,9 +28,9 @@ enum class EtcdStatusKind {
   kOther,  // anything else: a definitive failure
 };
 
-EtcdStatusKind ClassifyEtcdStatus(const grpc::Status& status);
+EtcdStatusKind ClassifyEtcdStatus(const EtcdRpcStatus& status);
 
 // "UNAVAILABLE: etcdserver: no leader", for error messages.
-std::string DescribeEtcdStatus(const grpc::Status& status);
+std::string DescribeEtcdStatus(const EtcdRpcStatus& status);
 
 }  // namespace moraine::store

@@ -215,7 +215,7 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {
   const auto ops = Collapse(batch);
   EtcdLaneHold lane(*lanes_);
   const auto deadline = client_->OperationDeadline();
-  grpc::Status last;
+  EtcdRpcStatus last;
   for (int attempt = 0;; ++attempt) {
     if (attempt > 0 && EtcdClient::Clock::now() >= deadline) client_->ThrowUnreachable(last);
     const std::string token = lanes_->NewToken();
@@ -294,7 +294,7 @@ void EtcdStore::RequireWithinLimits(const etcdserverpb::TxnRequest& request) con
 
 bool EtcdStore::Settle(EtcdCommitLane& lane, const std::string& token,
                        EtcdClient::Clock::time_point deadline) {
-  grpc::Status last;
+  EtcdRpcStatus last;
   for (int attempt = 0;; ++attempt) {
     if (attempt > 0 && EtcdClient::Clock::now() >= deadline) client_->ThrowUnreachable(last);
     EtcdClient::Backoff(attempt);

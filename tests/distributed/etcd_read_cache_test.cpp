@@ -1,10 +1,12 @@
 // EtcdStore's read cache against a real cluster: a handle that keeps what it
 // reads must read exactly what a handle without a cache reads, at every
 // snapshot, while other handles commit (their changes reach it through the
-// lake's watch), while it commits itself, and across a member's death.
+// lake's watch), while it commits itself, and across a member's death or
+// stop.
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <random>
 #include <string>
@@ -125,6 +127,36 @@ TEST_F(EtcdReadCacheTest, TheWatchMovesOnWhenItsMemberDies) {
   // The watch runs again on another member: reads are answered again.
   EXPECT_GT(cached->read_cache_counts().hits, before.hits);
   cluster().Restart(0);
+  ASSERT_TRUE(cluster().WaitHealthy(std::chrono::seconds(20)));
+}
+
+// A member that stops answering without closing its connections (stopped
+// with SIGSTOP) would hold the watch's stream silent for ever: the watch
+// checks a member silent for 10 s with a probe (3 s to answer), ends the
+// stream when it fails, and moves on to another member.
+TEST_F(EtcdReadCacheTest, TheWatchMovesOnWhenItsMemberStops) {
+  auto cached = OpenWithCache(size_t{64} << 20);
+  auto truth = OpenWithCache(0);
+  std::mt19937 random(5);
+  int round = 0;
+  for (; round < 5; ++round) {
+    RandomCommit(*truth, random, round);
+    ASSERT_EQ(ReadEverything(*cached), ReadEverything(*truth)) << "round " << round;
+  }
+  // Handles start on the first member: its stream goes silent.
+  cluster().Pause(0);
+  const auto before = cached->read_cache_counts();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(40);
+  bool answered_again = false;
+  for (; !answered_again && std::chrono::steady_clock::now() < deadline; ++round) {
+    RandomCommit(*truth, random, round);
+    ASSERT_EQ(ReadEverything(*cached), ReadEverything(*truth)) << "round " << round;
+    // A hit needs the stream to have applied the newest commit: only a
+    // stream on another member can.
+    answered_again = cached->read_cache_counts().hits > before.hits;
+  }
+  cluster().Resume(0);
+  EXPECT_TRUE(answered_again) << "the watch stayed on the stopped member";
   ASSERT_TRUE(cluster().WaitHealthy(std::chrono::seconds(20)));
 }
 
