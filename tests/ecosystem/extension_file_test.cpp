@@ -55,13 +55,19 @@ TEST(ExtensionFile, NeedsOnlyTheLibcFamily) {
   }
 }
 
-// The README states the newest glibc symbol version the file needs (which
-// distributions it loads on); a build that needs a newer one breaks that.
-TEST(ExtensionFile, NeedsNoNewerGlibcThanTheReadmeStates) {
-  const auto versions = Lines(MustRun("objdump -T '" + kExtension +
-                                      "' | grep -o 'GLIBC_2\\.[0-9]*' | cut -d. -f2 | sort -n -u"));
-  ASSERT_FALSE(versions.empty());
-  EXPECT_LE(std::stoi(versions.back()), 34) << "the extension needs GLIBC_2." << versions.back();
+// The README states the newest glibc and libstdc++ symbol versions the file
+// needs (which distributions it loads on); a build that needs newer ones
+// breaks that promise.
+int NewestSymbolVersion(const std::string& prefix) {
+  const auto versions = Lines(MustRun("objdump -T '" + kExtension + "' | grep -o '" + prefix +
+                                      "[0-9]*' | sed 's/.*\\.//' | sort -n -u"));
+  EXPECT_FALSE(versions.empty()) << prefix;
+  return versions.empty() ? 0 : std::stoi(versions.back());
+}
+
+TEST(ExtensionFile, NeedsNoNewerGlibcOrLibstdcxxThanTheReadmeStates) {
+  EXPECT_LE(NewestSymbolVersion("GLIBC_2\\."), 34);
+  EXPECT_LE(NewestSymbolVersion("GLIBCXX_3\\.4\\."), 30);
 }
 
 TEST(ExtensionFile, ExportsOnlyItsEntryPoint) {
