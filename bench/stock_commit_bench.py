@@ -29,7 +29,6 @@ duckdb-file close the table. Nothing here asserts: it prints numbers.
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -130,31 +129,16 @@ def statements_per_commit(con):
     )
 
 
-ATTACH_PROBE = """
-import sys, time, duckdb
-con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
-con.execute("SET extension_directory = '%s'")
-con.execute("SET enable_progress_bar = false")  # stdout carries the figures
-for extension in ("moraine", "ducklake", "sqlite_scanner", "postgres_scanner"):
-    con.execute("LOAD " + extension)
-cpu, wall = time.process_time(), time.perf_counter()
-con.execute(sys.argv[1])
-con.execute("SELECT count(*) FROM lake.h").fetchall()
-print(time.process_time() - cpu, time.perf_counter() - wall)
-"""
-
-
 def attach_and_count(attach):
     """ATTACH plus a first count(*) in a fresh process, as a user's session
     starts (extension loading excluded); median of three."""
     samples = []
     for _ in range(3):
         server = server_cpu()
-        out = subprocess.run(
-            [sys.executable, "-c", ATTACH_PROBE % EXTENSIONS, attach],
-            check=True, capture_output=True, text=True,
-        ).stdout.split()
-        samples.append(((float(out[0]) + server_cpu() - server) * 1e3, float(out[1]) * 1e3))
+        cpu, wall = stock_duckdb.attach_and_query(
+            EXTENSIONS, attach, "SELECT count(*) FROM lake.h",
+            ("moraine", "ducklake", "sqlite_scanner", "postgres_scanner"))
+        samples.append(((cpu + server_cpu() - server) * 1e3, wall * 1e3))
     return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
 
 

@@ -5,6 +5,9 @@ loads an extension by its installed path, and two copies of moraine in one
 process would register moraine's protobuf descriptors twice, which
 libprotobuf refuses."""
 
+import subprocess
+import sys
+
 import duckdb
 
 
@@ -16,3 +19,28 @@ def connect(extensions, repository):
     con.execute("LOAD moraine")
     con.execute("LOAD ducklake")
     return con
+
+
+_ATTACH_PROBE = """
+import sys, time, duckdb
+con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+con.execute("SET extension_directory = '%s'")
+con.execute("SET enable_progress_bar = false")  # stdout carries the figures
+for extension in sys.argv[3:]:
+    con.execute("LOAD " + extension)
+cpu, wall = time.process_time(), time.perf_counter()
+con.execute(sys.argv[1])
+con.execute(sys.argv[2]).fetchall()
+print(time.process_time() - cpu, time.perf_counter() - wall)
+"""
+
+
+def attach_and_query(extensions, attach, query, loads=("moraine", "ducklake")):
+    """ATTACH plus a first query in a fresh process, as a user's session
+    starts (extension loading excluded): (process CPU, wall) in seconds. The
+    extensions in `loads` must be installed in `extensions` already."""
+    out = subprocess.run(
+        [sys.executable, "-c", _ATTACH_PROBE % extensions, attach, query, *loads],
+        check=True, capture_output=True, text=True,
+    ).stdout.split()
+    return float(out[0]), float(out[1])

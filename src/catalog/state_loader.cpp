@@ -31,13 +31,11 @@ class SnapshotRecordSource : public RecordSource {
   std::optional<Id> MaxColumnId(Id table_id) override {
     std::optional<Id> max;
     for (store::Subspace subspace : {store::Subspace::kCurrent, store::Subspace::kHistory}) {
-      for (auto it = snapshot_.Scan(
-               store::TableRange(subspace, Kind::kColumn, static_cast<uint64_t>(table_id)));
-           it->Valid(); it->Next()) {
-        const store::Key key = store::Key::Decode(it->key());
-        const Id column = static_cast<Id>(key.components()[1]);
-        max = std::max(max.value_or(column), column);
-      }
+      const auto key = snapshot_.LastKeyIn(
+          store::TableRange(subspace, Kind::kColumn, static_cast<uint64_t>(table_id)));
+      if (!key) continue;
+      const auto column = static_cast<Id>(store::Key::Decode(*key).component(1));
+      max = std::max(max.value_or(column), column);
     }
     return max;
   }

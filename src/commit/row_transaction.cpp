@@ -121,6 +121,18 @@ class StoreRowTransaction final : public RowTransaction {
     return std::nullopt;
   }
 
+  std::optional<int64_t> MaxColumnId(int64_t table_id) override {
+    std::optional<int64_t> max;
+    for (store::Subspace subspace : {store::Subspace::kCurrent, store::Subspace::kHistory}) {
+      const auto key = view_.LastKeyIn(
+          store::TableRange(subspace, Kind::kColumn, static_cast<uint64_t>(table_id)));
+      if (!key) continue;
+      const auto column = static_cast<int64_t>(store::Key::Decode(*key).component(1));
+      max = std::max(max.value_or(column), column);
+    }
+    return max;
+  }
+
   std::vector<std::string> TableNames() override {
     std::vector<std::string> names;
     for (const RowMapping& mapping : catalog::RowMappings(shape_)) {

@@ -195,9 +195,10 @@ class RowTransaction {
   // order (NULL texts left out, as DuckLake's STRING_AGG does).
   std::vector<std::string> ChangesAfter(int64_t snapshot_id);
   // The largest column_id any version of a column of `table_id` ever had
-  // (dropped and renamed versions included), read from the keys alone;
-  // nullopt when the table has no column rows.
-  std::optional<int64_t> MaxColumnId(int64_t table_id);
+  // (dropped and renamed versions included), nullopt when the table has no
+  // column rows: one seek from the end of its current keys and one of its
+  // history keys, whatever the number of ended versions.
+  virtual std::optional<int64_t> MaxColumnId(int64_t table_id) = 0;
   // The rows DuckLake counts for `table_id` in its data files at `snapshot`
   // (its GetNetDataFileRowCount): the record counts of the data files live
   // then, less the delete counts of the delete files live then on data files

@@ -114,16 +114,6 @@ std::vector<std::string> RowTransaction::ChangesAfter(int64_t snapshot_id) {
   return changes;
 }
 
-std::optional<int64_t> RowTransaction::MaxColumnId(int64_t table_id) {
-  std::optional<int64_t> max;
-  TableRows(*this, "ducklake_column", {"table_id", "column_id"})
-      .ForEachWithKey(table_id, [&](const std::vector<size_t>& at, const Row& row) {
-        const auto id = Optional<int64_t>(row[at[1]]);
-        if (id && (!max || *id > *max)) max = id;
-      });
-  return max;
-}
-
 int64_t RowTransaction::NetDataFileRowCount(int64_t table_id, int64_t snapshot, bool at_head,
                                             std::optional<std::string_view> inlined_deletions) {
   int64_t count = 0;

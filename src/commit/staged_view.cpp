@@ -1,5 +1,7 @@
 #include "commit/staged_view.h"
 
+#include <algorithm>
+
 namespace moraine::commit {
 
 std::optional<std::string> StagedView::Get(const std::string& key) const {
@@ -28,6 +30,31 @@ void StagedView::Scan(
       stored->Next();
     }
   }
+}
+
+std::optional<std::string> StagedView::LastKeyIn(const store::KeyRange& range) const {
+  // The greatest staged put in range.
+  std::optional<std::string> staged;
+  auto at = range.end.empty() ? writes_.end() : writes_.lower_bound(range.end);
+  while (at != writes_.begin()) {
+    --at;
+    if (at->first < range.begin) break;
+    if (at->second) {
+      staged = at->first;
+      break;
+    }
+  }
+  // The greatest stored key in range that no staged delete hides.
+  store::KeyRange rest = range;
+  std::optional<std::string> stored;
+  while ((stored = snapshot_->LastKeyIn(rest))) {
+    auto write = writes_.find(*stored);
+    if (write == writes_.end() || write->second) break;
+    rest.end = *stored;  // deleted here: look below it
+  }
+  if (!stored) return staged;
+  if (!staged) return stored;
+  return std::max(*stored, *staged);
 }
 
 void StagedView::AppendTo(store::WriteBatch* batch) const {

@@ -26,6 +26,11 @@ class StagedView {
   void Scan(const store::KeyRange& range,
             const std::function<void(std::string_view key, std::string_view value)>& visit) const;
 
+  // The greatest key in `range` as this view sees it (staged puts in,
+  // staged deletes out), nullopt if none: a seek from the end per staged
+  // delete it meets, never a walk over the range.
+  std::optional<std::string> LastKeyIn(const store::KeyRange& range) const;
+
   void Put(const std::string& key, std::string value) { writes_[key] = std::move(value); }
   void Delete(const std::string& key) { writes_[key] = std::nullopt; }
 

@@ -17,6 +17,8 @@
 #include "duckdb/parser/expression/star_expression.hpp"
 #include "duckdb/parser/parser.hpp"
 #include "duckdb/parser/query_node/select_node.hpp"
+#include "duckdb/parser/parsed_data/create_table_info.hpp"
+#include "duckdb/parser/statement/create_statement.hpp"
 #include "duckdb/parser/statement/insert_statement.hpp"
 #include "duckdb/parser/statement/select_statement.hpp"
 #include "duckdb/parser/statement/update_statement.hpp"
@@ -291,7 +293,8 @@ duckdb::unique_ptr<duckdb::QueryResult> CommitBatchStager::Run(const std::string
   for (auto& statement : parser.statements) {
     const auto type = statement->type;
     if (type == duckdb::StatementType::INSERT_STATEMENT ||
-        type == duckdb::StatementType::UPDATE_STATEMENT) {
+        type == duckdb::StatementType::UPDATE_STATEMENT ||
+        type == duckdb::StatementType::CREATE_STATEMENT) {
       // What DuckDB runs before this statement must land first: it may write
       // the rows an UPDATE here reads.
       if (!run_pending()) return last;
@@ -316,17 +319,25 @@ duckdb::unique_ptr<duckdb::QueryResult> CommitBatchStager::Run(const std::string
 }
 
 bool CommitBatchStager::TryStage(const duckdb::SQLStatement& statement) {
-  return statement.type == duckdb::StatementType::INSERT_STATEMENT ? TryStageInsert(statement)
-                                                                   : TryStageUpdate(statement);
+  switch (statement.type) {
+    case duckdb::StatementType::INSERT_STATEMENT:
+      return TryStageInsert(statement);
+    case duckdb::StatementType::UPDATE_STATEMENT:
+      return TryStageUpdate(statement);
+    case duckdb::StatementType::CREATE_STATEMENT:
+      return TryStageCreateTable(statement);
+    default:
+      return false;
+  }
 }
 
 namespace {
 
-// The moraine table `catalog`.`schema`.`table` if it is a table of the
-// metadata schema served by `where`; nullptr otherwise.
-MoraineTableEntry* TableOfStore(duckdb::ClientContext& context, MoraineCatalog& moraine,
-                                const CatalogStore& where, const std::string& catalog,
-                                const std::string& schema, const std::string& table) {
+// The moraine schema `catalog`.`schema` if it is the metadata schema served
+// by `where`; nullptr otherwise.
+MoraineSchemaEntry* SchemaOfStore(duckdb::ClientContext& context, MoraineCatalog& moraine,
+                                  const CatalogStore& where, const std::string& catalog,
+                                  const std::string& schema) {
   if (catalog.empty() || schema.empty() || !StringUtil::CIEquals(catalog, moraine.GetName())) {
     return nullptr;
   }
@@ -337,8 +348,19 @@ MoraineTableEntry* TableOfStore(duckdb::ClientContext& context, MoraineCatalog& 
   if (!schema_entry) return nullptr;
   auto& moraine_schema = schema_entry->Cast<MoraineSchemaEntry>();
   if (moraine_schema.catalog_store().store != where.store) return nullptr;
-  auto entry = moraine_schema.LookupEntry(
-      transaction, duckdb::EntryLookupInfo(duckdb::CatalogType::TABLE_ENTRY, table));
+  return &moraine_schema;
+}
+
+// The moraine table `catalog`.`schema`.`table` if it is a table of the
+// metadata schema served by `where`; nullptr otherwise.
+MoraineTableEntry* TableOfStore(duckdb::ClientContext& context, MoraineCatalog& moraine,
+                                const CatalogStore& where, const std::string& catalog,
+                                const std::string& schema, const std::string& table) {
+  auto* moraine_schema = SchemaOfStore(context, moraine, where, catalog, schema);
+  if (!moraine_schema) return nullptr;
+  auto entry = moraine_schema->LookupEntry(
+      duckdb::CatalogTransaction(moraine, context),
+      duckdb::EntryLookupInfo(duckdb::CatalogType::TABLE_ENTRY, table));
   if (!entry) return nullptr;
   return &entry->Cast<MoraineTableEntry>();
 }
@@ -393,6 +415,43 @@ bool CommitBatchStager::TryStageInsert(const duckdb::SQLStatement& statement) {
       .WithRows(where_, true, [&](commit::RowTransaction& transaction) {
         for (auto& row : rows) transaction.Insert(spec.name, row);
       });
+  return true;
+}
+
+std::string CommitBatchStager::BoundTypeName(const duckdb::LogicalType& parsed) {
+  if (!parsed.IsUnbound()) return parsed.ToString();
+  const auto written = parsed.ToString();
+  auto known = bound_type_names_.find(written);
+  if (known == bound_type_names_.end()) {
+    known = bound_type_names_
+                .emplace(written, duckdb::TransformStringToLogicalType(written, context_).ToString())
+                .first;
+  }
+  return known->second;
+}
+
+bool CommitBatchStager::TryStageCreateTable(const duckdb::SQLStatement& statement) {
+  auto& create = statement.Cast<duckdb::CreateStatement>();
+  if (create.info->type != duckdb::CatalogType::TABLE_ENTRY) return false;
+  auto& info = create.info->Cast<duckdb::CreateTableInfo>();
+  if (info.query || info.temporary || !info.constraints.empty() ||
+      (info.on_conflict != duckdb::OnCreateConflict::IGNORE_ON_CONFLICT &&
+       info.on_conflict != duckdb::OnCreateConflict::ERROR_ON_CONFLICT)) {
+    return false;
+  }
+  auto* schema = SchemaOfStore(context_, catalog_, where_, info.catalog, info.schema);
+  if (!schema) return false;
+  commit::TableSpec spec;
+  spec.name = info.table;
+  for (auto& column : info.columns.Logical()) {
+    if (column.HasDefaultValue() || column.Generated() || column.CompressionType() !=
+                                                              duckdb::CompressionType::COMPRESSION_AUTO) {
+      return false;
+    }
+    spec.columns.push_back({column.Name(), BoundTypeName(column.Type()), true});
+  }
+  if (spec.columns.empty()) return false;
+  schema->CreateTableOfSpec(duckdb::CatalogTransaction(catalog_, context_), spec, info.on_conflict);
   return true;
 }
 

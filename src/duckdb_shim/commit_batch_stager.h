@@ -12,7 +12,10 @@
 //     (batch_constants.h);
 //   - UPDATE t SET c = <constant | v.c | CAST(v.c AS type)>, ...
 //     [FROM v] WHERE <conjunction of c = <constant | v.c>, c IS NULL>,
-//     where v is the statement's one CTE, a VALUES list with column names.
+//     where v is the statement's one CTE, a VALUES list with column names;
+//   - CREATE TABLE [IF NOT EXISTS] t (name type, ...) without constraints,
+//     defaults or AS (DuckLake's inlined data tables: one per schema version
+//     of a table, as wide as the table), each distinct type bound once.
 // t must be a table of the metadata schema the transaction writes. Only
 // comparisons of a BIGINT column with integers, a VARCHAR column with
 // strings and a BOOLEAN column with booleans are evaluated here; an UPDATE
@@ -26,6 +29,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "duckdb/main/query_result.hpp"
@@ -66,10 +70,16 @@ class CommitBatchStager {
   bool TryStage(const duckdb::SQLStatement& statement);
   bool TryStageInsert(const duckdb::SQLStatement& statement);
   bool TryStageUpdate(const duckdb::SQLStatement& statement);
+  bool TryStageCreateTable(const duckdb::SQLStatement& statement);
+  // The name DuckDB's binder gives the type `parsed` (as written in the
+  // statement), as CREATE TABLE through DuckDB would store it; each distinct
+  // type is bound once per batch (a wide table repeats a few).
+  std::string BoundTypeName(const duckdb::LogicalType& parsed);
 
   duckdb::ClientContext& context_;
   MoraineCatalog& catalog_;
   CatalogStore where_;
+  std::map<std::string, std::string> bound_type_names_;
 };
 
 }  // namespace moraine::duckdb_shim

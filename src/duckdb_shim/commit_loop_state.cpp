@@ -8,6 +8,7 @@ CommitLoopState& CommitLoopState::Of(duckdb::ClientContext& context) {
 
 void CommitLoopState::Begin(bool rebase, std::recursive_mutex* turn) {
   End();
+  running_ = true;
   rebase_allowed_ = rebase;
   turn_ = turn;
 }
@@ -16,6 +17,7 @@ void CommitLoopState::End() {
   if (held_.owns_lock()) held_.unlock();
   held_ = {};
   turn_ = nullptr;
+  running_ = false;
   rebase_allowed_ = false;
   rebased_.reset();
 }

@@ -34,6 +34,8 @@ class CommitLoopState : public duckdb::ClientContextState {
   // Ends the loop: releases the turn, forgets what it recorded.
   void End();
 
+  // Whether a loop runs on this context now (between Begin and End).
+  bool running() const { return running_; }
   bool rebase_allowed() const { return rebase_allowed_; }
   // Takes the turn, if the loop has one and does not hold it yet.
   void TakeTurnForRetries();
@@ -44,6 +46,7 @@ class CommitLoopState : public duckdb::ClientContextState {
   const std::optional<commit::RowTransaction::Rebase>& rebased() const { return rebased_; }
 
  private:
+  bool running_ = false;
   bool rebase_allowed_ = false;
   std::recursive_mutex* turn_ = nullptr;
   std::unique_lock<std::recursive_mutex> held_;

@@ -1,5 +1,7 @@
 #include "duckdb_shim/moraine_schema_entry.h"
 
+#include <map>
+
 #include "duckdb/catalog/entry_lookup_info.hpp"
 #include "duckdb/common/exception.hpp"
 #include "duckdb/common/string_util.hpp"
@@ -77,8 +79,14 @@ MoraineTableEntry& MoraineSchemaEntry::EntryFor(
   // Parse outside the lock: the parser may look up types in this catalog.
   duckdb::CreateTableInfo info(*this, spec.name);
   std::vector<ColumnCodec> codecs;
+  // A wide table repeats a few types: parse each once.
+  std::map<std::string, duckdb::LogicalType> parsed;
   for (size_t i = 0; i < spec.columns.size(); i++) {
-    auto column_type = ParseType(spec.columns[i].type, context);
+    auto known = parsed.find(spec.columns[i].type);
+    if (known == parsed.end()) {
+      known = parsed.emplace(spec.columns[i].type, ParseType(spec.columns[i].type, context)).first;
+    }
+    const auto& column_type = known->second;
     codecs.push_back(CodecFor(spec.name, i, column_type));
     info.columns.AddColumn(duckdb::ColumnDefinition(spec.columns[i].name, column_type));
   }
@@ -110,29 +118,36 @@ duckdb::optional_ptr<duckdb::CatalogEntry> MoraineSchemaEntry::LookupEntry(
   return &EntryFor(*spec, transaction.context);
 }
 
+bool MoraineSchemaEntry::CreateTableOfSpec(duckdb::CatalogTransaction transaction,
+                                           const commit::TableSpec& spec,
+                                           duckdb::OnCreateConflict on_conflict) {
+  return MoraineTransaction::Get(transaction, ParentCatalog())
+      .WithRows(where_, true, [&](commit::RowTransaction& rows) {
+        if (rows.FindTable(spec.name)) {
+          switch (on_conflict) {
+            case duckdb::OnCreateConflict::IGNORE_ON_CONFLICT:
+              return false;
+            case duckdb::OnCreateConflict::REPLACE_ON_CONFLICT:
+              rows.DropTable(spec.name);
+              break;
+            default:
+              throw duckdb::CatalogException("Table with name \"%s\" already exists!", spec.name);
+          }
+        }
+        rows.CreateTable(spec);
+        return true;
+      });
+}
+
 duckdb::optional_ptr<duckdb::CatalogEntry> MoraineSchemaEntry::CreateTable(
     duckdb::CatalogTransaction transaction, duckdb::BoundCreateTableInfo& info) {
   auto& base = info.Base();
-  auto requested = SpecOf(base);
-  auto created =
-      MoraineTransaction::Get(transaction, ParentCatalog())
-          .WithRows(where_, true,
-                    [&](commit::RowTransaction& rows) -> std::optional<commit::TableSpec> {
-                      if (rows.FindTable(requested.name)) {
-                        switch (base.on_conflict) {
-                          case duckdb::OnCreateConflict::IGNORE_ON_CONFLICT:
-                            return std::nullopt;
-                          case duckdb::OnCreateConflict::REPLACE_ON_CONFLICT:
-                            rows.DropTable(requested.name);
-                            break;
-                          default:
-                            throw duckdb::CatalogException("Table with name \"%s\" already exists!",
-                                                           requested.name);
-                        }
-                      }
-                      rows.CreateTable(requested);
-                      return rows.FindTable(requested.name);
-                    });
+  const auto requested = SpecOf(base);
+  if (!CreateTableOfSpec(transaction, requested, base.on_conflict)) return nullptr;
+  const auto created = MoraineTransaction::Get(transaction, ParentCatalog())
+                           .WithRows(where_, false, [&](commit::RowTransaction& rows) {
+                             return rows.FindTable(requested.name);
+                           });
   if (!created) return nullptr;
   return &EntryFor(*created, transaction.context);
 }

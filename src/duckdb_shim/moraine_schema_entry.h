@@ -33,6 +33,14 @@ class MoraineSchemaEntry : public duckdb::SchemaCatalogEntry {
       duckdb::CatalogTransaction transaction, const duckdb::EntryLookupInfo& lookup) override;
   duckdb::optional_ptr<duckdb::CatalogEntry> CreateTable(
       duckdb::CatalogTransaction transaction, duckdb::BoundCreateTableInfo& info) override;
+  // Creates the table `spec` describes in the transaction's store, as
+  // CreateTable does for a bound CREATE TABLE, without building its entry
+  // (the commit batch stager's path: DuckLake never reads the entry of the
+  // inlined data table it creates). False when the table exists and
+  // `on_conflict` ignores it; throws DuckDB's CatalogException when it exists
+  // and `on_conflict` is an error.
+  bool CreateTableOfSpec(duckdb::CatalogTransaction transaction, const commit::TableSpec& spec,
+                         duckdb::OnCreateConflict on_conflict);
   void DropEntry(duckdb::ClientContext& context, duckdb::DropInfo& info) override;
   void Scan(duckdb::ClientContext& context, duckdb::CatalogType entry_type,
             const std::function<void(duckdb::CatalogEntry&)>& callback) override;

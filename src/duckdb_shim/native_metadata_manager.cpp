@@ -775,6 +775,15 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::QueryAtSnapshot(
   if (catalog_query) {
     const auto lake_catalog = LakeCatalogAt(this, metadata, snapshot);
     if (lake_catalog->needs_sql()) return original();
+    // Inside a commit, DuckLake builds the catalog only to diff the
+    // partition and sort keys it writes (DuckLakeTransactionState::
+    // CommitChanges reads nothing else of it); answering the schemas, tables,
+    // views and macros there would cost the whole lake's columns per commit.
+    if (*catalog_query != CatalogQuery::kPartitions && *catalog_query != CatalogQuery::kSorts &&
+        CommitLoopState::Of(metadata.context).running()) {
+      registration.native_catalog_queries.fetch_add(1, std::memory_order_relaxed);
+      return CatalogQueryResult(metadata.context, *catalog_query, commit::LakeCatalog{});
+    }
     registration.native_catalog_queries.fetch_add(1, std::memory_order_relaxed);
     return CatalogQueryResult(metadata.context, *catalog_query, *lake_catalog);
   }

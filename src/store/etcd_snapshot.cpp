@@ -40,6 +40,22 @@ std::optional<std::string> EtcdSnapshot::Get(std::string_view key) const {
   return std::move(*response.mutable_kvs(0)->mutable_value());
 }
 
+std::optional<std::string> EtcdSnapshot::LastKeyIn(const KeyRange& range) const {
+  if (!range.end.empty() && range.end <= range.begin) return std::nullopt;
+  etcdserverpb::RangeRequest request;
+  request.set_key(keyspace_.DataBegin(range));
+  request.set_range_end(keyspace_.DataEnd(range));
+  request.set_revision(revision_);
+  request.set_serializable(true);  // see etcd_snapshot.h
+  request.set_limit(1);
+  request.set_sort_order(etcdserverpb::RangeRequest::DESCEND);
+  request.set_sort_target(etcdserverpb::RangeRequest::KEY);
+  request.set_keys_only(true);
+  auto response = client_->Range(request);
+  if (response.kvs_size() == 0) return std::nullopt;
+  return response.kvs(0).key().substr(keyspace_.data_prefix.size());
+}
+
 std::unique_ptr<KvIterator> EtcdSnapshot::Scan(const KeyRange& range) const {
   // etcd reads an empty or inverted range as "the key alone"; KvStore wants none.
   if (!range.end.empty() && range.end <= range.begin) {

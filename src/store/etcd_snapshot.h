@@ -41,6 +41,9 @@ class EtcdSnapshot final : public KvSnapshot {
 
   std::optional<std::string> Get(std::string_view key) const override;
   std::unique_ptr<KvIterator> Scan(const KeyRange& range) const override;
+  // One Range RPC at the snapshot's revision, sorted descending, limit 1,
+  // keys only (the read cache does not answer it).
+  std::optional<std::string> LastKeyIn(const KeyRange& range) const override;
 
   int64_t revision() const { return revision_; }
 

@@ -39,6 +39,10 @@ class KvSnapshot {
   virtual ~KvSnapshot() = default;
   virtual std::optional<std::string> Get(std::string_view key) const = 0;
   virtual std::unique_ptr<KvIterator> Scan(const KeyRange& range) const = 0;
+  // The greatest key in `range`, or nullopt if it holds none: one seek from
+  // the end, never a walk over the range (a table's newest id among all its
+  // versions, ended ones included).
+  virtual std::optional<std::string> LastKeyIn(const KeyRange& range) const = 0;
 };
 
 // A batch that landed but may not be durable yet (KvStore::LandIfHeadUnchanged).

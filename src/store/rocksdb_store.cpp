@@ -122,6 +122,25 @@ class RocksDbSnapshot final : public KvSnapshot {
     return std::make_unique<RocksDbIterator>(handle_, snapshot_, range);
   }
 
+  std::optional<std::string> LastKeyIn(const KeyRange& range) const override {
+    rocksdb::ReadOptions read_options;
+    read_options.snapshot = snapshot_.get();
+    read_options.verify_checksums = true;
+    const rocksdb::Slice lower = ToSlice(range.begin);
+    read_options.iterate_lower_bound = &lower;
+    const rocksdb::Slice upper = ToSlice(range.end);
+    if (!range.end.empty()) read_options.iterate_upper_bound = &upper;
+    std::unique_ptr<rocksdb::Iterator> iterator(handle_->db->NewIterator(read_options));
+    // The bounds keep the seek inside the range: SeekToLast lands on its
+    // greatest key, or nowhere when it holds none.
+    iterator->SeekToLast();
+    if (!iterator->Valid()) {
+      ThrowIfError(iterator->status(), "seek");
+      return std::nullopt;
+    }
+    return iterator->key().ToString();
+  }
+
  private:
   std::shared_ptr<RocksDbHandle> handle_;  // keeps the DB open; declared first, released last
   std::shared_ptr<const rocksdb::Snapshot> snapshot_;  // null for a secondary instance

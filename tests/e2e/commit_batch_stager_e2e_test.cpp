@@ -194,6 +194,42 @@ TEST_F(CommitBatchStagerTest, NowIsTheTransactionsStart) {
       (Rows{{now}}));
 }
 
+// DuckLake's inlined data table DDL: a CREATE TABLE IF NOT EXISTS as wide as
+// the table, of every kind of type DuckLake writes there. Staged, it must
+// make the table DuckDB's CREATE would (the same columns and types), which
+// then takes a staged INSERT; a second CREATE of it is ignored.
+TEST_F(CommitBatchStagerTest, InlinedTableCreatesAreStaged) {
+  // The newest inlined table's name with another schema version.
+  const auto created = inlined_.substr(0, inlined_.rfind('_')) + "_99";
+  const std::string batch =
+      "CREATE TABLE IF NOT EXISTS {C}." + created +
+      "(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, a INTEGER, \"odd \"\"name\" "
+      "VARCHAR, d DECIMAL(9, 2), ts TIMESTAMP WITH TIME ZONE, l INTEGER[], s STRUCT(x INTEGER, "
+      "\"y z\" VARCHAR[]), m MAP(VARCHAR, DOUBLE), u UUID, b BLOB, h HUGEINT, a2 INTEGER);"
+      "CREATE TABLE IF NOT EXISTS {C}." + created + "(row_id BIGINT);"
+      "INSERT INTO {C}." + created +
+      " VALUES (1, 5, NULL, 7, 'x', 1.25, NULL, NULL, NULL, NULL, NULL, NULL, 3, 8)";
+  auto outcome = RunBoth(batch);
+  EXPECT_FALSE(outcome.error) << sql_error_;
+  EXPECT_EQ(outcome.counts.staged, 3u);
+  EXPECT_EQ(outcome.counts.sql, 0u);
+  const auto columns = [&](const std::string& catalog) {
+    return session_.Query(
+        "SELECT column_name, data_type, is_nullable FROM duckdb_columns() WHERE database_name = '" +
+        catalog + "' AND table_name = '" + created + "' ORDER BY column_index");
+  };
+  EXPECT_EQ(columns("a").size(), 14u);
+  EXPECT_EQ(columns("a"), columns("b"));
+  ExpectSameLakes();
+}
+
+TEST_F(CommitBatchStagerTest, ACreateOfAnExistingTableFailsAsDuckDBsDoes) {
+  auto outcome = RunBoth("CREATE TABLE {C}.{INLINED}(row_id BIGINT, a INTEGER)");
+  EXPECT_TRUE(outcome.error);
+  EXPECT_NE(sql_error_.find("already exists"), std::string::npos) << sql_error_;
+  ExpectSameLakes();
+}
+
 // Through DuckLake: a one-row INSERT's whole batch is staged, an ALTER's
 // and a CREATE's at least in part, and the lake reads back what was written.
 TEST(CommitBatchStagerThroughDuckLake, AOneRowInsertsBatchIsStagedWhole) {

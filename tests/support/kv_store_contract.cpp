@@ -58,6 +58,43 @@ TEST_P(KvStoreContract, ScanReturnsExactlyTheRangeInOrder) {
   EXPECT_TRUE(ScanAll(*snapshot, SubspaceRange(Subspace::kSnapshot)).empty());
 }
 
+TEST_P(KvStoreContract, LastKeyInIsTheGreatestKeyOfTheRangeAtTheSnapshot) {
+  auto store = Open();
+  WriteBatch batch;
+  for (uint64_t table : {1ull, 2ull, 4ull}) {
+    for (uint64_t column : {uint64_t{0}, uint64_t{7}, uint64_t{300}}) {
+      batch.Put(K(Kind::kColumn, {table, column}), "c");
+    }
+    batch.Put(Key::History(Kind::kColumn, {table, 900}, 5).Encode(), "ended");
+  }
+  store->Write(batch);
+  auto snapshot = store->GetSnapshot();
+  const auto last_column = [&](const store::KvSnapshot& view, Subspace subspace, uint64_t table) {
+    const auto key = view.LastKeyIn(TableRange(subspace, Kind::kColumn, table));
+    return key ? std::optional<uint64_t>(Key::Decode(*key).component(1)) : std::nullopt;
+  };
+  EXPECT_EQ(last_column(*snapshot, Subspace::kCurrent, 2), 300u);
+  EXPECT_EQ(last_column(*snapshot, Subspace::kHistory, 2), 900u);
+  EXPECT_EQ(last_column(*snapshot, Subspace::kCurrent, 3), std::nullopt);  // between two tables
+  EXPECT_EQ(last_column(*snapshot, Subspace::kCurrent, 9), std::nullopt);  // past the last
+  // The end is exclusive; an empty or inverted range holds nothing.
+  const std::string at_300 = K(Kind::kColumn, {2, 300});
+  EXPECT_EQ(snapshot->LastKeyIn(KeyRange{K(Kind::kColumn, {2, 0}), at_300}),
+            K(Kind::kColumn, {2, 7}));
+  EXPECT_EQ(snapshot->LastKeyIn(KeyRange{at_300, at_300}), std::nullopt);
+  EXPECT_EQ(snapshot->LastKeyIn(KeyRange{at_300, K(Kind::kColumn, {1, 0})}), std::nullopt);
+  EXPECT_EQ(snapshot->LastKeyIn(KeyRange{"", ""}), Key::History(Kind::kColumn, {4, 900}, 5).Encode());
+  // Later writes stay out of the snapshot's answer.
+  WriteBatch later;
+  later.Put(K(Kind::kColumn, {2, 301}), "c");
+  later.Delete(K(Kind::kColumn, {4, 300}));
+  store->Write(later);
+  EXPECT_EQ(last_column(*snapshot, Subspace::kCurrent, 2), 300u);
+  EXPECT_EQ(last_column(*snapshot, Subspace::kCurrent, 4), 300u);
+  EXPECT_EQ(last_column(*store->GetSnapshot(), Subspace::kCurrent, 2), 301u);
+  EXPECT_EQ(last_column(*store->GetSnapshot(), Subspace::kCurrent, 4), 7u);
+}
+
 TEST_P(KvStoreContract, BatchIsAtomicAndOrdered) {
   auto store = Open();
   WriteBatch batch;
