@@ -1,6 +1,7 @@
 #include "duckdb_shim/commit_batch_stager.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -15,9 +16,9 @@
 #include "duckdb/parser/expression/conjunction_expression.hpp"
 #include "duckdb/parser/expression/operator_expression.hpp"
 #include "duckdb/parser/expression/star_expression.hpp"
+#include "duckdb/parser/parsed_data/create_table_info.hpp"
 #include "duckdb/parser/parser.hpp"
 #include "duckdb/parser/query_node/select_node.hpp"
-#include "duckdb/parser/parsed_data/create_table_info.hpp"
 #include "duckdb/parser/statement/create_statement.hpp"
 #include "duckdb/parser/statement/insert_statement.hpp"
 #include "duckdb/parser/statement/select_statement.hpp"
@@ -26,6 +27,7 @@
 #include "duckdb/parser/tableref/expressionlistref.hpp"
 #include "duckdb/transaction/meta_transaction.hpp"
 #include "duckdb_shim/batch_constants.h"
+#include "duckdb_shim/inlined_table_ddl.h"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_schema_entry.h"
 #include "duckdb_shim/moraine_table_entry.h"
@@ -275,9 +277,28 @@ CommitBatchStager::CommitBatchStager(duckdb::ClientContext& context, MoraineCata
 duckdb::unique_ptr<duckdb::QueryResult> CommitBatchStager::Run(const std::string& batch,
                                                                const SqlRunner& run_sql,
                                                                Counts& counts) {
-  duckdb::Parser parser;
+  // The batch's statements in order: DuckLake's inlined table DDL read here
+  // (inlined_table_ddl.h), the rest read by DuckDB's parser, all before any
+  // runs, so that a batch DuckDB cannot parse runs whole as before.
+  struct Piece {
+    const InlinedTableDdl* ddl = nullptr;
+    std::string_view ddl_text;
+    const duckdb::SQLStatement* statement = nullptr;
+  };
+  auto segments = SplitAtInlinedTableDdl(batch);
+  if (!segments) segments = std::vector<BatchSegment>{{batch, std::nullopt}};
+  std::vector<std::unique_ptr<duckdb::Parser>> parsers;
+  std::vector<Piece> pieces;
   try {
-    parser.ParseQuery(batch);
+    for (const auto& segment : *segments) {
+      if (segment.ddl) {
+        pieces.push_back({&*segment.ddl, segment.sql, nullptr});
+        continue;
+      }
+      auto& parser = *parsers.emplace_back(std::make_unique<duckdb::Parser>());
+      parser.ParseQuery(std::string(segment.sql));
+      for (auto& statement : parser.statements) pieces.push_back({nullptr, {}, statement.get()});
+    }
   } catch (const std::exception&) {
     counts.sql++;
     return run_sql(batch);  // DuckDB reports the error in its own words
@@ -290,8 +311,9 @@ duckdb::unique_ptr<duckdb::QueryResult> CommitBatchStager::Run(const std::string
     pending.clear();
     return !last->HasError();
   };
-  for (auto& statement : parser.statements) {
-    const auto type = statement->type;
+  for (const auto& piece : pieces) {
+    const auto type =
+        piece.statement ? piece.statement->type : duckdb::StatementType::CREATE_STATEMENT;
     if (type == duckdb::StatementType::INSERT_STATEMENT ||
         type == duckdb::StatementType::UPDATE_STATEMENT ||
         type == duckdb::StatementType::CREATE_STATEMENT) {
@@ -299,7 +321,7 @@ duckdb::unique_ptr<duckdb::QueryResult> CommitBatchStager::Run(const std::string
       // the rows an UPDATE here reads.
       if (!run_pending()) return last;
       try {
-        if (TryStage(*statement)) {
+        if (piece.ddl ? StageInlinedTableDdl(*piece.ddl) : TryStage(*piece.statement)) {
           counts.staged++;
           last = nullptr;
           continue;
@@ -309,7 +331,8 @@ duckdb::unique_ptr<duckdb::QueryResult> CommitBatchStager::Run(const std::string
       }
     }
     counts.sql++;
-    pending += statement->query;  // the parser keeps each statement's own text
+    // The parser keeps each statement's own text.
+    pending += piece.ddl ? std::string(piece.ddl_text) : piece.statement->query;
     pending += ";\n";
   }
   if (!run_pending()) return last;
@@ -358,9 +381,9 @@ MoraineTableEntry* TableOfStore(duckdb::ClientContext& context, MoraineCatalog& 
                                 const std::string& schema, const std::string& table) {
   auto* moraine_schema = SchemaOfStore(context, moraine, where, catalog, schema);
   if (!moraine_schema) return nullptr;
-  auto entry = moraine_schema->LookupEntry(
-      duckdb::CatalogTransaction(moraine, context),
-      duckdb::EntryLookupInfo(duckdb::CatalogType::TABLE_ENTRY, table));
+  auto entry =
+      moraine_schema->LookupEntry(duckdb::CatalogTransaction(moraine, context),
+                                  duckdb::EntryLookupInfo(duckdb::CatalogType::TABLE_ENTRY, table));
   if (!entry) return nullptr;
   return &entry->Cast<MoraineTableEntry>();
 }
@@ -418,16 +441,36 @@ bool CommitBatchStager::TryStageInsert(const duckdb::SQLStatement& statement) {
   return true;
 }
 
-std::string CommitBatchStager::BoundTypeName(const duckdb::LogicalType& parsed) {
-  if (!parsed.IsUnbound()) return parsed.ToString();
-  const auto written = parsed.ToString();
+std::string CommitBatchStager::BoundTypeName(const std::string& written) {
   auto known = bound_type_names_.find(written);
   if (known == bound_type_names_.end()) {
-    known = bound_type_names_
-                .emplace(written, duckdb::TransformStringToLogicalType(written, context_).ToString())
-                .first;
+    known =
+        bound_type_names_
+            .emplace(written, duckdb::TransformStringToLogicalType(written, context_).ToString())
+            .first;
   }
   return known->second;
+}
+
+bool CommitBatchStager::StageTableCreate(const std::string& catalog, const std::string& schema,
+                                         commit::TableSpec spec,
+                                         duckdb::OnCreateConflict on_conflict) {
+  if (spec.columns.empty()) return false;
+  auto* moraine_schema = SchemaOfStore(context_, catalog_, where_, catalog, schema);
+  if (!moraine_schema) return false;
+  moraine_schema->CreateTableOfSpec(duckdb::CatalogTransaction(catalog_, context_), spec,
+                                    on_conflict);
+  return true;
+}
+
+bool CommitBatchStager::StageInlinedTableDdl(const InlinedTableDdl& ddl) {
+  commit::TableSpec spec;
+  spec.name = ddl.table;
+  for (const auto& [name, type] : ddl.columns) {
+    spec.columns.push_back({name, BoundTypeName(type), true});
+  }
+  return StageTableCreate(ddl.catalog, ddl.schema, std::move(spec),
+                          duckdb::OnCreateConflict::IGNORE_ON_CONFLICT);
 }
 
 bool CommitBatchStager::TryStageCreateTable(const duckdb::SQLStatement& statement) {
@@ -439,20 +482,18 @@ bool CommitBatchStager::TryStageCreateTable(const duckdb::SQLStatement& statemen
        info.on_conflict != duckdb::OnCreateConflict::ERROR_ON_CONFLICT)) {
     return false;
   }
-  auto* schema = SchemaOfStore(context_, catalog_, where_, info.catalog, info.schema);
-  if (!schema) return false;
   commit::TableSpec spec;
   spec.name = info.table;
   for (auto& column : info.columns.Logical()) {
-    if (column.HasDefaultValue() || column.Generated() || column.CompressionType() !=
-                                                              duckdb::CompressionType::COMPRESSION_AUTO) {
+    if (column.HasDefaultValue() || column.Generated() ||
+        column.CompressionType() != duckdb::CompressionType::COMPRESSION_AUTO) {
       return false;
     }
-    spec.columns.push_back({column.Name(), BoundTypeName(column.Type()), true});
+    const auto& type = column.Type();
+    spec.columns.push_back(
+        {column.Name(), type.IsUnbound() ? BoundTypeName(type.ToString()) : type.ToString(), true});
   }
-  if (spec.columns.empty()) return false;
-  schema->CreateTableOfSpec(duckdb::CatalogTransaction(catalog_, context_), spec, info.on_conflict);
-  return true;
+  return StageTableCreate(info.catalog, info.schema, std::move(spec), info.on_conflict);
 }
 
 bool CommitBatchStager::TryStageUpdate(const duckdb::SQLStatement& statement) {

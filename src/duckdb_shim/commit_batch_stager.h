@@ -32,8 +32,11 @@
 #include <map>
 #include <string>
 
+#include "commit/row_transaction.h"
+#include "duckdb/common/enums/on_create_conflict.hpp"
 #include "duckdb/main/query_result.hpp"
 #include "duckdb_shim/catalog_store.h"
+#include "duckdb_shim/inlined_table_ddl.h"
 
 namespace duckdb {
 class ClientContext;
@@ -71,10 +74,15 @@ class CommitBatchStager {
   bool TryStageInsert(const duckdb::SQLStatement& statement);
   bool TryStageUpdate(const duckdb::SQLStatement& statement);
   bool TryStageCreateTable(const duckdb::SQLStatement& statement);
-  // The name DuckDB's binder gives the type `parsed` (as written in the
-  // statement), as CREATE TABLE through DuckDB would store it; each distinct
+  bool StageInlinedTableDdl(const InlinedTableDdl& ddl);
+  // Creates table `spec` in `catalog`.`schema` if that is the metadata
+  // schema this stager writes; false (nothing staged) otherwise.
+  bool StageTableCreate(const std::string& catalog, const std::string& schema,
+                        commit::TableSpec spec, duckdb::OnCreateConflict on_conflict);
+  // The name DuckDB's binder gives the type `written` (as the statement
+  // wrote it), as CREATE TABLE through DuckDB would store it; each distinct
   // type is bound once per batch (a wide table repeats a few).
-  std::string BoundTypeName(const duckdb::LogicalType& parsed);
+  std::string BoundTypeName(const std::string& written);
 
   duckdb::ClientContext& context_;
   MoraineCatalog& catalog_;
