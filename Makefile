@@ -6,6 +6,8 @@
 #                   extension repository build/repository
 #   make bench      set up, build, and run the benchmarks (they print numbers)
 #   make bench-connections  only the 8-connection in-process commit benchmark
+#   make bench-schema  only the column-change benchmark: by width and after renames,
+#                   moraine against the DuckDB file (SCHEMA_RENAMES=30000 for the long one)
 #   make bench-writers  only the writer-process benchmark: moraine on etcd against
 #                   DuckLake on PostgreSQL (a few minutes)
 #   make fuzz       set up, build, and run each fuzz target for FUZZ_SECONDS (default 600)
@@ -15,10 +17,12 @@ CTEST_ARGS ?=
 FUZZ_SECONDS ?= 600
 # Snapshots of history the DuckLake-path commit benchmark measures at (issue #11: 10,000).
 BENCH_HISTORY ?= 10000
+# Column renames elsewhere in the lake the column-change benchmark measures after (issue #30).
+SCHEMA_RENAMES ?= 3000
 
 STOCK_DUCKDB ?= $(CURDIR)/.cache/deps/venv/bin/duckdb
 
-.PHONY: setup configure build extension run test bench bench-stock bench-connections bench-writers fuzz format clean
+.PHONY: setup configure build extension run test bench bench-stock bench-connections bench-schema bench-writers fuzz format clean
 
 setup:
 	@scripts/setup.sh
@@ -47,6 +51,7 @@ bench: build
 	@$(BUILD_DIR)/bench/moraine_writers_bench
 	@$(MAKE) --no-print-directory bench-stock
 	@$(MAKE) --no-print-directory bench-connections
+	@$(MAKE) --no-print-directory bench-schema
 
 # DuckLake commits in the stock DuckDB Python package with the self-contained
 # extension: moraine (native manager on and off) and the stock DuckDB-file catalog.
@@ -58,6 +63,12 @@ bench-stock: extension
 # moraine (in-catalog retries), moraine with the manager off, the DuckDB file.
 bench-connections: extension
 	@.cache/deps/venv/bin/python bench/connections_commit_bench.py $(BUILD_DIR)/repository
+
+# ALTER TABLE ADD/RENAME/TYPE/DROP COLUMN through DuckLake SQL by table width,
+# and ATTACH plus a column change after many renames of another table.
+bench-schema: extension
+	@MORAINE_BENCH_RENAMES=$(SCHEMA_RENAMES) .cache/deps/venv/bin/python bench/schema_change_bench.py \
+		$(BUILD_DIR)/repository
 
 bench-writers: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target moraine_writers_bench
