@@ -466,8 +466,12 @@ bool CommitBatchStager::StageTableCreate(const std::string& catalog, const std::
 bool CommitBatchStager::StageInlinedTableDdl(const InlinedTableDdl& ddl) {
   commit::TableSpec spec;
   spec.name = ddl.table;
-  for (const auto& [name, type] : ddl.columns) {
-    spec.columns.push_back({name, BoundTypeName(type), true});
+  try {
+    for (const auto& [name, type] : ddl.columns) {
+      spec.columns.push_back({name, BoundTypeName(type), true});
+    }
+  } catch (const std::exception&) {
+    return false;  // DuckDB refuses the statement in its own words
   }
   return StageTableCreate(ddl.catalog, ddl.schema, std::move(spec),
                           duckdb::OnCreateConflict::IGNORE_ON_CONFLICT);
@@ -490,8 +494,13 @@ bool CommitBatchStager::TryStageCreateTable(const duckdb::SQLStatement& statemen
       return false;
     }
     const auto& type = column.Type();
-    spec.columns.push_back(
-        {column.Name(), type.IsUnbound() ? BoundTypeName(type.ToString()) : type.ToString(), true});
+    try {
+      spec.columns.push_back({column.Name(),
+                              type.IsUnbound() ? BoundTypeName(type.ToString()) : type.ToString(),
+                              true});
+    } catch (const std::exception&) {
+      return false;  // DuckDB refuses the statement in its own words
+    }
   }
   return StageTableCreate(info.catalog, info.schema, std::move(spec), info.on_conflict);
 }

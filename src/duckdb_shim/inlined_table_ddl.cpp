@@ -116,7 +116,14 @@ class Reader {
         if (IsClauseWord(text_.substr(word, at_ - word))) return std::nullopt;
         continue;
       }
-      if (c == '(') depth++;
+      if (c == '(') {
+        // DuckLake writes `STRUCT()` for a struct left without fields, which
+        // DuckDB's parser refuses: it must see it.
+        size_t next = at_ + 1;
+        while (next < text_.size() && IsSpace(text_[next])) next++;
+        if (next < text_.size() && text_[next] == ')') return std::nullopt;
+        depth++;
+      }
       if (c == ')' || c == ',') {
         if (depth == 0) break;
         if (c == ')') depth--;

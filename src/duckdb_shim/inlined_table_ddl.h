@@ -39,7 +39,8 @@ std::optional<std::vector<BatchSegment>> SplitAtInlinedTableDdl(std::string_view
 
 // `statement` (one statement, without its `;`) read as the recognised
 // form: three-part name, a column list of names and types only (no
-// constraint, default, collation or other clause). nullopt otherwise.
+// constraint, default, collation or other clause, and no empty parentheses,
+// which DuckDB's parser refuses). nullopt otherwise.
 std::optional<InlinedTableDdl> ReadInlinedTableDdl(std::string_view statement);
 
 }  // namespace moraine::duckdb_shim

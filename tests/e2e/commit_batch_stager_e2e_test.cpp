@@ -206,9 +206,11 @@ TEST_F(CommitBatchStagerTest, InlinedTableCreatesAreStaged) {
       "(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, a INTEGER, \"odd \"\"name\" "
       "VARCHAR, d DECIMAL(9, 2), ts TIMESTAMP WITH TIME ZONE, l INTEGER[], s STRUCT(x INTEGER, "
       "\"y z\" VARCHAR[]), m MAP(VARCHAR, DOUBLE), u UUID, b BLOB, h HUGEINT, a2 INTEGER);"
-      "CREATE TABLE IF NOT EXISTS {C}." + created + "(row_id BIGINT);"
-      "INSERT INTO {C}." + created +
-      " VALUES (1, 5, NULL, 7, 'x', 1.25, NULL, NULL, NULL, NULL, NULL, NULL, 3, 8)";
+      "CREATE TABLE IF NOT EXISTS {C}." +
+      created +
+      "(row_id BIGINT);"
+      "INSERT INTO {C}." +
+      created + " VALUES (1, 5, NULL, 7, 'x', 1.25, NULL, NULL, NULL, NULL, NULL, NULL, 3, 8)";
   auto outcome = RunBoth(batch);
   EXPECT_FALSE(outcome.error) << sql_error_;
   EXPECT_EQ(outcome.counts.staged, 3u);

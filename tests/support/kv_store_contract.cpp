@@ -83,7 +83,8 @@ TEST_P(KvStoreContract, LastKeyInIsTheGreatestKeyOfTheRangeAtTheSnapshot) {
             K(Kind::kColumn, {2, 7}));
   EXPECT_EQ(snapshot->LastKeyIn(KeyRange{at_300, at_300}), std::nullopt);
   EXPECT_EQ(snapshot->LastKeyIn(KeyRange{at_300, K(Kind::kColumn, {1, 0})}), std::nullopt);
-  EXPECT_EQ(snapshot->LastKeyIn(KeyRange{"", ""}), Key::History(Kind::kColumn, {4, 900}, 5).Encode());
+  EXPECT_EQ(snapshot->LastKeyIn(KeyRange{"", ""}),
+            Key::History(Kind::kColumn, {4, 900}, 5).Encode());
   // Later writes stay out of the snapshot's answer.
   WriteBatch later;
   later.Put(K(Kind::kColumn, {2, 301}), "c");

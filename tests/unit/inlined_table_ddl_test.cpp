@@ -42,6 +42,8 @@ TEST(InlinedTableDdl, AnythingElseIsLeftToDuckDB) {
            "CREATE TABLE IF NOT EXISTS c.s.t(a)",            // no type
            "CREATE TABLE IF NOT EXISTS c.s.t(\"a INTEGER)",  // unterminated
            "CREATE TABLE IF NOT EXISTS c.s.t()",
+           "CREATE TABLE IF NOT EXISTS c.s.t(s STRUCT())",  // DuckDB's parser refuses it
+           "CREATE TABLE IF NOT EXISTS c.s.t(s STRUCT( ))",
            "CREATE TABLE IF NOT EXISTSc.s.t(a INTEGER)",
        }) {
     EXPECT_FALSE(ReadInlinedTableDdl(statement)) << statement;
