@@ -1,8 +1,8 @@
 #include "catalog/state_loader.h"
 
-#include <algorithm>
 #include <string>
 
+#include "catalog/max_column_id.h"
 #include "catalog/record_io.h"
 #include "catalog/row_mapping.h"
 #include "store/error.h"
@@ -28,17 +28,7 @@ class SnapshotRecordSource : public RecordSource {
     return record;
   }
 
-  std::optional<Id> MaxColumnId(Id table_id) override {
-    std::optional<Id> max;
-    for (store::Subspace subspace : {store::Subspace::kCurrent, store::Subspace::kHistory}) {
-      const auto key = snapshot_.LastKeyIn(
-          store::TableRange(subspace, Kind::kColumn, static_cast<uint64_t>(table_id)));
-      if (!key) continue;
-      const auto column = static_cast<Id>(store::Key::Decode(*key).component(1));
-      max = std::max(max.value_or(column), column);
-    }
-    return max;
-  }
+  std::optional<Id> MaxColumnId(Id table_id) override { return MaxColumnIdIn(snapshot_, table_id); }
 
   void Scan(std::string_view table, bool live_only, const Visit& visit) override {
     const RowMapping* mapping = FindRowMapping(CatalogVersion::kV1_0, table);

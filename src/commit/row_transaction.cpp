@@ -7,6 +7,7 @@
 #include <set>
 
 #include "catalog/ducklake_tables.h"
+#include "catalog/max_column_id.h"
 #include "catalog/row_mapping.h"
 #include "commit/catalog_caching_store.h"
 #include "commit/inlined_tables.h"
@@ -122,15 +123,7 @@ class StoreRowTransaction final : public RowTransaction {
   }
 
   std::optional<int64_t> MaxColumnId(int64_t table_id) override {
-    std::optional<int64_t> max;
-    for (store::Subspace subspace : {store::Subspace::kCurrent, store::Subspace::kHistory}) {
-      const auto key = view_.LastKeyIn(
-          store::TableRange(subspace, Kind::kColumn, static_cast<uint64_t>(table_id)));
-      if (!key) continue;
-      const auto column = static_cast<int64_t>(store::Key::Decode(*key).component(1));
-      max = std::max(max.value_or(column), column);
-    }
-    return max;
+    return catalog::MaxColumnIdIn(view_, table_id);
   }
 
   std::vector<std::string> TableNames() override {

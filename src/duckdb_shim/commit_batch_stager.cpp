@@ -441,13 +441,16 @@ bool CommitBatchStager::TryStageInsert(const duckdb::SQLStatement& statement) {
   return true;
 }
 
-std::string CommitBatchStager::BoundTypeName(const std::string& written) {
+std::optional<std::string> CommitBatchStager::BoundTypeName(const std::string& written) {
   auto known = bound_type_names_.find(written);
   if (known == bound_type_names_.end()) {
-    known =
-        bound_type_names_
-            .emplace(written, duckdb::TransformStringToLogicalType(written, context_).ToString())
-            .first;
+    std::string bound;
+    try {
+      bound = duckdb::TransformStringToLogicalType(written, context_).ToString();
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    known = bound_type_names_.emplace(written, std::move(bound)).first;
   }
   return known->second;
 }
@@ -466,12 +469,10 @@ bool CommitBatchStager::StageTableCreate(const std::string& catalog, const std::
 bool CommitBatchStager::StageInlinedTableDdl(const InlinedTableDdl& ddl) {
   commit::TableSpec spec;
   spec.name = ddl.table;
-  try {
-    for (const auto& [name, type] : ddl.columns) {
-      spec.columns.push_back({name, BoundTypeName(type), true});
-    }
-  } catch (const std::exception&) {
-    return false;  // DuckDB refuses the statement in its own words
+  for (const auto& [name, type] : ddl.columns) {
+    auto bound = BoundTypeName(type);
+    if (!bound) return false;  // DuckDB refuses the statement in its own words
+    spec.columns.push_back({name, std::move(*bound), true});
   }
   return StageTableCreate(ddl.catalog, ddl.schema, std::move(spec),
                           duckdb::OnCreateConflict::IGNORE_ON_CONFLICT);
@@ -494,13 +495,9 @@ bool CommitBatchStager::TryStageCreateTable(const duckdb::SQLStatement& statemen
       return false;
     }
     const auto& type = column.Type();
-    try {
-      spec.columns.push_back({column.Name(),
-                              type.IsUnbound() ? BoundTypeName(type.ToString()) : type.ToString(),
-                              true});
-    } catch (const std::exception&) {
-      return false;  // DuckDB refuses the statement in its own words
-    }
+    auto bound = type.IsUnbound() ? BoundTypeName(type.ToString()) : type.ToString();
+    if (!bound) return false;  // DuckDB refuses the statement in its own words
+    spec.columns.push_back({column.Name(), std::move(*bound), true});
   }
   return StageTableCreate(info.catalog, info.schema, std::move(spec), info.on_conflict);
 }

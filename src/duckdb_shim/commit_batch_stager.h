@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "commit/row_transaction.h"
@@ -81,8 +82,9 @@ class CommitBatchStager {
                         commit::TableSpec spec, duckdb::OnCreateConflict on_conflict);
   // The name DuckDB's binder gives the type `written` (as the statement
   // wrote it), as CREATE TABLE through DuckDB would store it; each distinct
-  // type is bound once per batch (a wide table repeats a few).
-  std::string BoundTypeName(const std::string& written);
+  // type is bound once per batch (a wide table repeats a few). nullopt when
+  // the binder refuses it.
+  std::optional<std::string> BoundTypeName(const std::string& written);
 
   duckdb::ClientContext& context_;
   MoraineCatalog& catalog_;

@@ -779,13 +779,13 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::QueryAtSnapshot(
     // partition and sort keys it writes (DuckLakeTransactionState::
     // CommitChanges reads nothing else of it); answering the schemas, tables,
     // views and macros there would cost the whole lake's columns per commit.
-    if (*catalog_query != CatalogQuery::kPartitions && *catalog_query != CatalogQuery::kSorts &&
-        CommitLoopState::Of(metadata.context).running()) {
-      registration.native_catalog_queries.fetch_add(1, std::memory_order_relaxed);
-      return CatalogQueryResult(metadata.context, *catalog_query, commit::LakeCatalog{});
-    }
+    const bool keys_only = *catalog_query != CatalogQuery::kPartitions &&
+                           *catalog_query != CatalogQuery::kSorts &&
+                           CommitLoopState::Of(metadata.context).running();
+    const commit::LakeCatalog nothing;
     registration.native_catalog_queries.fetch_add(1, std::memory_order_relaxed);
-    return CatalogQueryResult(metadata.context, *catalog_query, *lake_catalog);
+    return CatalogQueryResult(metadata.context, *catalog_query,
+                              keys_only ? nothing : *lake_catalog);
   }
   auto& moraine = MoraineTransaction::Get(metadata.context, *metadata.catalog);
   if (inlined_table_id) {
