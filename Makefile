@@ -54,10 +54,18 @@ bench: build
 	@$(MAKE) --no-print-directory bench-schema
 
 # DuckLake commits in the stock DuckDB Python package with the self-contained
-# extension: moraine (native manager on and off) and the stock DuckDB-file catalog.
+# extension: moraine (native manager on and off) and the stock DuckDB-file
+# catalog, once per supported release the repository holds (its own venv).
 bench-stock: extension
-	@MORAINE_BENCH_HISTORY=$(BENCH_HISTORY) .cache/deps/venv/bin/python bench/stock_commit_bench.py \
-		$(BUILD_DIR)/repository
+	@for dir in $(BUILD_DIR)/repository/v*/linux_amd64; do \
+		release=$$(basename $$(dirname $$dir)); \
+		if [ ! -f $$dir/ducklake.duckdb_extension ]; then \
+			echo "bench-stock: DuckDB $$release left out: no DuckLake for it on this machine"; \
+			continue; \
+		fi; \
+		MORAINE_BENCH_HISTORY=$(BENCH_HISTORY) .cache/deps/venv-$$release/bin/python \
+			bench/stock_commit_bench.py $(BUILD_DIR)/repository || exit 1; \
+	done
 
 # Eight connections of one process committing to eight tables, against one:
 # moraine (in-catalog retries), moraine with the manager off, the DuckDB file.

@@ -15,6 +15,14 @@ side on the same workload, in this order, each in a fresh process state:
                  here on a loopback port; its server processes' CPU is added to the
                  process CPU, so the figure is the whole commit's)
 
+The Python package is the one running this script, so `make bench-stock`
+runs it once per supported release (each release's venv), and REPOSITORY
+gives each release its own moraine and DuckLake. SQLite and PostgreSQL are
+measured in the release whose scanner extensions are pinned (1.5.5: no
+registry serves them for a later one). After moraine's runs it prints
+moraine_native_manager(): the native manager's state in this release and
+how many reads it answered.
+
 Per catalog it prints medians over batches of commits: process CPU and wall
 per one-row INSERT commit, per ALTER TABLE ADD COLUMN and per CREATE TABLE;
 the INSERT again once the lake has HISTORY snapshots (env
@@ -39,8 +47,11 @@ import stock_duckdb
 from postgres_server import PostgresServer
 
 REPOSITORY = sys.argv[1]
-# The pinned sqlite and postgres extensions, which scripts/setup.sh lays out.
+# The pinned sqlite and postgres extensions, which scripts/setup.sh lays out,
+# and the one release they are built for.
 DEPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".cache", "deps")
+SCANNERS_RELEASE = "1.5.5"
+SCANNER_CATALOGS = ("sqlite", "postgres")
 HISTORY = int(os.environ.get("MORAINE_BENCH_HISTORY", "2000"))
 # The catalogs to run, comma-separated (default: all five); a long history
 # run may leave out the ones whose growth takes hours. duckdb-file is always
@@ -58,7 +69,13 @@ def connect(scratch):
     return stock_duckdb.connect(EXTENSIONS, REPOSITORY)
 
 
+def scanners_pinned():
+    return duckdb.__version__ == SCANNERS_RELEASE
+
+
 def install_metadata_extensions():
+    if not scanners_pinned():
+        return
     con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
     con.execute(f"SET extension_directory = '{EXTENSIONS}'")
     for name in ("sqlite_scanner", "postgres_scanner"):
@@ -137,9 +154,25 @@ def attach_and_count(attach):
         server = server_cpu()
         cpu, wall = stock_duckdb.attach_and_query(
             EXTENSIONS, attach, "SELECT count(*) FROM lake.h",
-            ("moraine", "ducklake", "sqlite_scanner", "postgres_scanner"))
+            ("moraine", "ducklake") + (("sqlite_scanner", "postgres_scanner")
+                                       if scanners_pinned() else ()))
         samples.append(((cpu + server_cpu() - server) * 1e3, wall * 1e3))
     return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
+def native_manager(con):
+    """moraine_native_manager() of this process: the state, the reason if it
+    fell back, and the reads it answered natively."""
+    state, reason, build, kept, snapshots, catalogs, retry, retry_reason = con.execute(
+        "SELECT state, reason, ducklake_build, kept_methods, native_snapshot_reads, "
+        "native_catalog_reads, in_catalog_retry, in_catalog_retry_reason "
+        "FROM moraine_native_manager()").fetchone()
+    text = f"{state}{f' ({reason})' if reason else ''}, DuckLake {build}"
+    if kept:
+        text += f", DuckLake's own answers of {kept}"
+    text += f", {snapshots} snapshot and {catalogs} catalog reads answered natively"
+    return text + (", commits retried in the catalog" if retry
+                   else f", commits retried by DuckLake ({retry_reason})")
 
 
 def measure(name, attach_of):
@@ -182,6 +215,8 @@ def measure(name, attach_of):
         for i in range(head, HISTORY):
             con.execute(f"INSERT INTO lake.g VALUES ({i})")
         result["insert_h"] = per_commit(con, inserts(10**6))
+        if name.startswith("moraine"):
+            result["manager"] = native_manager(con)
         con.close()
         result["attach_h"] = attach_and_count(attach)
         return result
@@ -193,11 +228,12 @@ def measure(name, attach_of):
 def main():
     global SERVER
     install_metadata_extensions()
-    SERVER = PostgresServer()
+    SERVER = PostgresServer() if scanners_pinned() else None
     try:
         run()
     finally:
-        SERVER.close()
+        if SERVER:
+            SERVER.close()
 
 
 def run():
@@ -210,6 +246,12 @@ def run():
         sys.exit(f"unknown catalogs in MORAINE_BENCH_CATALOGS: {', '.join(sorted(unknown))}")
     if "duckdb-file" not in wanted:
         wanted.append("duckdb-file")
+    if not scanners_pinned():
+        left = [name for name in wanted if name in SCANNER_CATALOGS]
+        wanted = [name for name in wanted if name not in SCANNER_CATALOGS]
+        if left:
+            print(f"not measured in {duckdb.__version__}: {', '.join(left)} (their scanner "
+                  f"extensions are pinned for {SCANNERS_RELEASE} only)")
     for name, attach_of in CATALOGS.items():
         if name not in wanted:
             continue
@@ -232,6 +274,8 @@ def run():
             f"{attach_h}stmts/insert {r['stmts']}",
             flush=True,
         )
+        if "manager" in r:
+            print(f"{'':12} moraine_native_manager(): {r['manager']}", flush=True)
     stock = results["duckdb-file"]
     for name in ("moraine", "moraine-sql", "sqlite", "postgres"):
         if name not in results:

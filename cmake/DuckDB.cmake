@@ -35,3 +35,33 @@ set(DUCKDB_PLATFORM "linux_amd64")
 set(DUCKDB_SOURCE_ID "d8cdaa33fd")
 
 include(${CMAKE_CURRENT_LIST_DIR}/DuckDBStatic.cmake)
+set(DUCKDB_STATIC_LIBRARY "${MORAINE_DEPS_DIR}/duckdb-static/libduckdb_static.a")
+moraine_duckdb_static("" "${DUCKDB_SOURCE_DIR}" "${MORAINE_DEPS_DIR}/duckdb-static"
+                      "${DUCKDB_SOURCE_ID}")
+
+# The other DuckDB releases moraine builds a self-contained extension for
+# (issue #31). Each has its sources, static library and stock venv from
+# scripts/setup.sh, and, where one is built on this machine, its DuckLake
+# (scripts/build_ducklake.sh). Per release: DUCKDB_SOURCE_ID_<release> and
+# the target suffix, which CMake names cannot hold dots for.
+set(MORAINE_OTHER_DUCKDB_RELEASES v1.5.6)
+set(DUCKDB_SOURCE_ID_v1.5.6 "069cc9f9b5")
+foreach(release IN LISTS MORAINE_OTHER_DUCKDB_RELEASES)
+  string(REPLACE "." "_" suffix "_${release}")
+  moraine_duckdb_static("${suffix}" "${MORAINE_DEPS_DIR}/duckdb-${release}"
+                        "${MORAINE_DEPS_DIR}/duckdb-static-${release}"
+                        "${DUCKDB_SOURCE_ID_${release}}")
+  # The release's shared engine, for a host of that release (the DuckLake
+  # suite runs in it): the libduckdb.so of its stock Node client.
+  set(engine
+      "${MORAINE_DEPS_DIR}/node-${release}/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so")
+  if(NOT EXISTS "${engine}")
+    message(FATAL_ERROR "${engine} is missing: run scripts/setup.sh (or make build)")
+  endif()
+  get_filename_component(engine_dir "${engine}" DIRECTORY)
+  add_library(duckdb_engine${suffix} SHARED IMPORTED GLOBAL)
+  set_target_properties(duckdb_engine${suffix} PROPERTIES IMPORTED_LOCATION "${engine}"
+                                                          IMPORTED_NO_SONAME TRUE)
+  target_link_libraries(duckdb_engine${suffix} INTERFACE duckdb_headers${suffix})
+  target_link_options(duckdb_engine${suffix} INTERFACE "LINKER:-rpath,${engine_dir}")
+endforeach()

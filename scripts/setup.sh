@@ -21,10 +21,11 @@ install_debian_packages() {
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
       missing+=("$pkg")
   done
-  # npm, pip and go may come from a toolchain that apt did not install; a
+  # npm, node, pip and go may come from a toolchain that apt did not install; a
   # working command is enough.
   local not_needed=()
   command -v npm >/dev/null && not_needed+=(npm)
+  command -v node >/dev/null && not_needed+=(nodejs)
   python3 -m pip --version >/dev/null 2>&1 && not_needed+=(python3-pip)
   go_command >/dev/null && not_needed+=(golang-go)
   local filtered=()
@@ -73,9 +74,9 @@ fetch_artifact() {
   case "$client" in
     pip-sdist)
       python3 -m pip download --quiet --no-deps --no-binary "${package%%==*}" -d "$tmp" "$package" ;;
-    pip-wheel | pip-venv)
+    pip-wheel | pip-venv*)
       python3 -m pip download --quiet --no-deps --only-binary :all: -d "$tmp" "$package" ;;
-    npm)
+    npm | npm-node*)
       (cd "$tmp" && npm pack --silent "$package" >/dev/null) ;;
     go-mod)
       fetch_go_module "$package" "$tmp" "$tmp/$file" ;;
@@ -96,12 +97,15 @@ fetch_artifact() {
 }
 
 # Unpacks a verified artifact once; the stamp records which checksum it came from.
+# Client npm-node:vX.Y.Z unpacks a package where Node finds it by name,
+# .cache/deps/node-vX.Y.Z/node_modules/<package>.
 unpack_artifact() {
-  local name="$1" client="$2" file="$3" sha="$4"
-  [[ $client == pip-venv ]] && return  # installed into the venv instead
+  local name="$1" client="$2" package="$3" file="$4" sha="$5"
+  [[ $client == pip-venv* ]] && return  # installed into a venv instead
   local stamp="$stamp_dir/$name"
   [[ -f $stamp && $(cat "$stamp") == "$sha" ]] && return
   local src="$cache/downloads/$file" out="$cache/$name"
+  [[ $client == npm-node:* ]] && out="$cache/node-${client#npm-node:}/node_modules/${package%@*}"
   rm -rf "$out"
   mkdir -p "$out"
   case "$file" in
@@ -118,10 +122,13 @@ unpack_artifact() {
 }
 
 # The stock DuckDB that users run (the pip-venv pins: the Python package and
-# the CLI) in one venv, installed from the verified wheels only.
+# the CLI) in a venv, installed from the verified wheels only: client
+# pip-venv goes to .cache/deps/venv, pip-venv:vX.Y.Z to .cache/deps/venv-vX.Y.Z.
 install_venv() {
-  local venv="$cache/venv" wheels=("$@")
-  local stamp="$stamp_dir/venv" want
+  local venv="$cache/$1"
+  shift
+  local wheels=("$@")
+  local stamp="$stamp_dir/${venv##*/}" want
   want="$(python3 --version) ${wheels[*]##*/}"
   [[ -f $stamp && $(cat "$stamp") == "$want" && -x $venv/bin/python ]] && return
   log "installing the stock DuckDB into $venv"
@@ -133,20 +140,30 @@ install_venv() {
 }
 
 install_debian_packages
-venv_wheels=()
+declare -A venv_wheels=()
 while IFS=$'\t' read -r name client package file sha; do
   [[ -z $name || $name == \#* ]] && continue
-  # Rows other scripts fetch: scripts/build_static_deps.sh builds the crates,
-  # scripts/debian13_root.sh puts the Python 3.13 wheel into its root.
-  [[ $client == crate || $client == pip-wheel-cp313 ]] && continue
+  # Rows other scripts fetch: scripts/build_static_deps.sh and
+  # scripts/build_ducklake.sh build the crates, scripts/debian13_root.sh puts
+  # the Python 3.13 wheel into its root.
+  [[ $client == crate* || $client == git || $client == pip-wheel-cp313 ]] && continue
   fetch_artifact "$client" "$package" "$file" "$sha"
-  unpack_artifact "$name" "$client" "$file" "$sha"
-  if [[ $client == pip-venv ]]; then venv_wheels+=("$cache/downloads/$file"); fi
+  unpack_artifact "$name" "$client" "$package" "$file" "$sha"
+  if [[ $client == pip-venv* ]]; then
+    venv="venv${client#pip-venv}"
+    venv_wheels[${venv/:/-}]+="$cache/downloads/$file "
+  fi
 done <"$root/deps/pins.tsv"
-install_venv "${venv_wheels[@]}"
+for venv in "${!venv_wheels[@]}"; do
+  read -ra wheels <<<"${venv_wheels[$venv]}"
+  install_venv "$venv" "${wheels[@]}"
+done
 
 # Stable paths the build uses, independent of the artifacts' inner layouts.
 ln -sfn "$cache/duckdb-source/external/duckdb" "$cache/duckdb"
+ln -sfn "$cache/duckdb-source/external/duckdb" "$cache/duckdb-v1.5.5"
+ln -sfn "$cache/duckdb-source-v1.5.6/external/duckdb" "$cache/duckdb-v1.5.6"
+ln -sfn venv "$cache/venv-v1.5.5"  # every release's venv by one name pattern
 ln -sfn "$cache/libduckdb/libduckdb.so" "$cache/libduckdb.so"
 ln -sfn "$(find "$cache/ducklake" -name ducklake.duckdb_extension | head -n1)" \
   "$cache/ducklake.duckdb_extension"
@@ -157,3 +174,6 @@ ln -sfn "$(find "$cache/sqlite-extension" -name sqlite.duckdb_extension | head -
 
 # The statically linked libraries, built once per machine (.cache/deps/static).
 "$root/scripts/build_static_deps.sh"
+# DuckLake of each release no registry serves a binary of, built from its
+# pinned source once per machine (skipped, with the reason, without it).
+"$root/scripts/build_ducklake.sh" v1.5.6

@@ -12,7 +12,13 @@
 #     moraine either way; exits 1 if any such file is not one of NOT_MORAINES below.
 #   moraine | moraine-sql | stock: runs one catalog; exits as the runner does (1 if
 #     any file fails).
+#   Exit status 77: that release's DuckLake is not built on this machine.
 # (MORAINE=path/to/moraine overrides the host binary, default build/moraine)
+#
+# DUCKDB_RELEASE=vX.Y.Z runs it in another supported release: the suite of the
+# DuckLake commit deps/pins.tsv names for it (ducklake-source-vX.Y.Z), in the
+# host of that release (build/vX.Y.Z/moraine, target moraine_vX_Y_Z, built
+# here when missing), whose DuckLake is the one scripts/build_ducklake.sh built.
 #
 # On moraine every file's DUCKLAKE_CONNECTION is the file's own, as a moraine
 # store: 'moraine:' before the path the file names (--env-prefix), so a file
@@ -23,11 +29,26 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 git_dir="${1:?usage: $0 DUCKLAKE_GIT_DIR [compare|moraine|moraine-sql|stock] [FILE_GLOB]}"
 mode="${2:-compare}"
 glob="${3:-test/sql/*}"
-commit=d8a1881e22516ea3d186d73e83c65fe5bd1a1dc4
-moraine_bin="${MORAINE:-$root/build/moraine}"
+release="${DUCKDB_RELEASE:-v1.5.5}"
+if [[ $release == v1.5.5 ]]; then
+  commit=d8a1881e22516ea3d186d73e83c65fe5bd1a1dc4  # the pip DuckLake 1.5.5's
+  moraine_bin="${MORAINE:-$root/build/moraine}"
+else
+  package="$(awk -F'\t' -v name="ducklake-source-$release" '$1 == name {print $3}' \
+    "$root/deps/pins.tsv")"
+  [[ -n $package ]] || { echo "deps/pins.tsv names no DuckLake for DuckDB $release" >&2; exit 2; }
+  commit="${package#*@}"
+  [[ -e $root/.cache/deps/ducklake-$release/ducklake.duckdb_extension ]] || {
+    echo "no DuckLake for DuckDB $release on this machine: scripts/build_ducklake.sh $release" >&2
+    exit 77
+  }
+  moraine_bin="${MORAINE:-$root/build/$release/moraine}"
+  [[ -x $moraine_bin ]] || cmake --build "$root/build" -j "${JOBS:-2}" --target "moraine_${release//./_}"
+fi
+echo "DuckLake ${commit:0:8}'s suite in DuckDB $release ($moraine_bin)"
 
 # Files that pass on the stock catalog and cannot pass on moraine, each with
-# the reason (checked against DuckLake at the pinned commit).
+# the reason (checked against DuckLake at each release's pinned commit).
 declare -A NOT_MORAINES=(
   [test/sql/add_files/add_file_partitioned.test]="DuckLake 1.5.5 records partition_key_index 2 for all three keys (year, month, day) of the file it adds, three ducklake_file_partition_value rows with one identity; a DuckDB table has no key and keeps them, moraine refuses the duplicate and the commit lands nothing"
   [test/sql/general/metadata_parameters.test]="META_TYPE 'DUCKDB' makes DuckLake attach the metadata as a DuckDB file, so the moraine: path is opened as a file name"

@@ -2,32 +2,14 @@
 
 namespace moraine::duckdb_shim::ducklake_abi {
 
-// Read from the pinned DuckLake binary: the relocations of
-// `_ZTVN6duckdb23DuckLakeMetadataManagerE` name one exported method per
-// slot, in the order the class declares its virtual methods (the Itanium
-// C++ ABI). DuckLakeModule checks each against the loaded file at run time.
-const std::array<const char*, kManagerSlotCount>& ManagerSlotSymbols() {
-  static const std::array<const char*, kManagerSlotCount> symbols = {
+const char* ManagerMethodSymbol(ManagerMethod method) {
+  // Indexed by ManagerMethod.
+  static constexpr const char* kSymbols[kManagerMethodCount] = {
       "_ZN6duckdb23DuckLakeMetadataManagerD1Ev",
       "_ZN6duckdb23DuckLakeMetadataManagerD0Ev",
-      "_ZN6duckdb23DuckLakeMetadataManager23TypeIsNativelySupportedERKNS_11LogicalTypeE",
-      "_ZN6duckdb23DuckLakeMetadataManager16SupportsInliningERKNS_11LogicalTypeE",
-      "_ZNK6duckdb23DuckLakeMetadataManager16SupportsAppenderEv",
-      "_ZN6duckdb23DuckLakeMetadataManager23ProbeServerCapabilitiesEv",
-      "_ZNK6duckdb23DuckLakeMetadataManager20CanSkipSnapshotFetchERKNS_"
-      "28TransactionChangeInformationE",
       "_ZN6duckdb23DuckLakeMetadataManager22FlushChangesServerSideERNS_19DuckLakeTransactionENS_"
       "16DuckLakeSnapshotERKNS_28TransactionChangeInformationERKNS_19DuckLakeRetryConfigE",
-      "_ZN6duckdb23DuckLakeMetadataManager10ClearCacheEv",
-      "_ZNK6duckdb23DuckLakeMetadataManager19MaxIdentifierLengthEv",
-      "_ZN6duckdb23DuckLakeMetadataManager21GetColumnTypeInternalB5cxx11ERKNS_11LogicalTypeE",
-      "_ZN6duckdb23DuckLakeMetadataManager18CastColumnToTargetERKNSt7__cxx1112basic_"
-      "stringIcSt11char_traitsIcESaIcEEERKNS_11LogicalTypeE",
-      "_ZN6duckdb23DuckLakeMetadataManager14AttachMetadataERKNSt7__cxx1112basic_stringIcSt11char_"
-      "traitsIcESaIcEEE",
       "_ZN6duckdb23DuckLakeMetadataManager14MetadataExistsEv",
-      "_ZNK6duckdb23DuckLakeMetadataManager19MetadataExistsQueryB5cxx11Ev",
-      "_ZN6duckdb23DuckLakeMetadataManager18InitializeDuckLakeEbNS_18DuckLakeEncryptionE",
       "_ZN6duckdb23DuckLakeMetadataManager12LoadDuckLakeEv",
       "_ZN6duckdb23DuckLakeMetadataManager7ExecuteENS_16DuckLakeSnapshotERNSt7__cxx1112basic_"
       "stringIcSt11char_traitsIcESaIcEEE",
@@ -38,103 +20,17 @@ const std::array<const char*, kManagerSlotCount>& ManagerSlotSymbols() {
       "_ZN6duckdb23DuckLakeMetadataManager21GetCatalogForSnapshotENS_16DuckLakeSnapshotE",
       "_ZN6duckdb23DuckLakeMetadataManager19GetGlobalTableStatsENS_16DuckLakeSnapshotENS_"
       "10TableIndexE",
-      "_ZN6duckdb23DuckLakeMetadataManager16GetFilesForTableERNS_18DuckLakeTableEntryENS_"
-      "16DuckLakeSnapshotEPKNS_18FilterPushdownInfoE",
-      "_ZN6duckdb23DuckLakeMetadataManager18GetTableInsertionsERNS_18DuckLakeTableEntryENS_"
-      "16DuckLakeSnapshotES3_",
-      "_ZN6duckdb23DuckLakeMetadataManager17GetTableDeletionsERNS_18DuckLakeTableEntryENS_"
-      "16DuckLakeSnapshotES3_",
-      "_ZN6duckdb23DuckLakeMetadataManager24GetExtendedFilesForTableERNS_18DuckLakeTableEntryENS_"
-      "16DuckLakeSnapshotEPKNS_18FilterPushdownInfoE",
-      "_ZN6duckdb23DuckLakeMetadataManager21GetFilesForCompactionERNS_18DuckLakeTableEntryENS_"
-      "14CompactionTypeEdNS_16DuckLakeSnapshotENS_23DuckLakeFileSizeOptionsE",
-      "_ZN6duckdb23DuckLakeMetadataManager24GetBeginSnapshotForTableENS_10TableIndexE",
-      "_ZN6duckdb23DuckLakeMetadataManager32GetBeginSnapshotForSchemaVersionENS_10TableIndexEm",
       "_ZN6duckdb23DuckLakeMetadataManager22GetNetDataFileRowCountENS_10TableIndexENS_"
       "16DuckLakeSnapshotE",
       "_ZN6duckdb23DuckLakeMetadataManager21GetNetInlinedRowCountERKNSt7__cxx1112basic_"
       "stringIcSt11char_traitsIcESaIcEEENS_16DuckLakeSnapshotE",
-      "_ZN6duckdb23DuckLakeMetadataManager21GetOldFilesForCleanupERKNSt7__cxx1112basic_"
-      "stringIcSt11char_traitsIcESaIcEEE",
-      "_ZN6duckdb23DuckLakeMetadataManager24GetOrphanFilesForCleanupERKNSt7__cxx1112basic_"
-      "stringIcSt11char_traitsIcESaIcEEES8_",
-      "_ZN6duckdb23DuckLakeMetadataManager18GetFilesForCleanupERKNSt7__cxx1112basic_"
-      "stringIcSt11char_traitsIcESaIcEEENS_11CleanupTypeES8_",
-      "_ZN6duckdb23DuckLakeMetadataManager30RemoveFilesScheduledForCleanupERKNS_6vectorINS_"
-      "22DuckLakeFileForCleanupELb1ESaIS2_EEE",
-      "_ZN6duckdb23DuckLakeMetadataManager17WriteNewDataFilesB5cxx11ERNS_16DuckLakeSnapshotERKNS_"
-      "6vectorINS_16DuckLakeFileInfoELb1ESaIS4_EEERKNS3_INS_17DuckLakeTableInfoELb1ESaIS9_EEERNS3_"
-      "INS_18DuckLakeSchemaInfoELb1ESaISE_EEE",
-      "_ZN6duckdb23DuckLakeMetadataManager19WriteNewInlinedDataB5cxx11ERNS_16DuckLakeSnapshotERKNS_"
-      "6vectorINS_23DuckLakeInlinedDataInfoELb1ESaIS4_EEERKNS3_INS_17DuckLakeTableInfoELb1ESaIS9_"
-      "EEESD_",
-      "_ZN6duckdb23DuckLakeMetadataManager26WriteNewInlinedFileDeletesB5cxx11ERNS_"
-      "16DuckLakeSnapshotERKNS_6vectorINS_31DuckLakeInlinedFileDeletionInfoELb1ESaIS4_EEE",
       "_ZN6duckdb23DuckLakeMetadataManager27GetInlinedDeletionTableNameB5cxx11ENS_10TableIndexENS_"
       "16DuckLakeSnapshotEb",
-      "_ZN6duckdb23DuckLakeMetadataManager21WriteNewInlinedTablesB5cxx11ENS_"
-      "16DuckLakeSnapshotERKNS_6vectorINS_17DuckLakeTableInfoELb1ESaIS3_EEE",
-      "_ZN6duckdb23DuckLakeMetadataManager22GetInlinedTableQueriesENS_16DuckLakeSnapshotERKNS_"
-      "17DuckLakeTableInfoERNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEESB_",
-      "_ZN6duckdb23DuckLakeMetadataManager17GetColumnMappingsENS_12optional_idxE",
       "_ZN6duckdb23DuckLakeMetadataManager11GetSnapshotEv",
       "_ZN6duckdb23DuckLakeMetadataManager11GetSnapshotERNS_13BoundAtClauseENS_13SnapshotBoundE",
       "_ZN6duckdb23DuckLakeMetadataManager15GetNextColumnIdENS_10TableIndexE",
-      "_ZN6duckdb23DuckLakeMetadataManager15ReadInlinedDataENS_16DuckLakeSnapshotERKNSt7__"
-      "cxx1112basic_stringIcSt11char_traitsIcESaIcEEERKNS_6vectorIS7_Lb1ESaIS7_EEE",
-      "_ZN6duckdb23DuckLakeMetadataManager25ReadInlinedDataInsertionsENS_16DuckLakeSnapshotES1_"
-      "RKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERKNS_6vectorIS7_Lb1ESaIS7_EEE",
-      "_ZN6duckdb23DuckLakeMetadataManager24ReadInlinedDataDeletionsENS_16DuckLakeSnapshotES1_"
-      "RKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERKNS_6vectorIS7_Lb1ESaIS7_EEE",
-      "_ZN6duckdb23DuckLakeMetadataManager26ReadAllInlinedDataForFlushENS_"
-      "16DuckLakeSnapshotERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERKNS_6vectorIS7_"
-      "Lb1ESaIS7_EEE",
-      "_ZN6duckdb23DuckLakeMetadataManager20TransformInlinedDataERNS_11QueryResultERKNS_6vectorINS_"
-      "11LogicalTypeELb1ESaIS4_EEE",
-      "_ZN6duckdb23DuckLakeMetadataManager17DeleteInlinedDataERKNS_24DuckLakeInlinedTableInfoE",
-      "_ZN6duckdb23DuckLakeMetadataManager24DeleteFlushedInlinedDataERKNS_"
-      "24DuckLakeInlinedTableInfoEm",
-      "_ZN6duckdb23DuckLakeMetadataManager15GetAllSnapshotsERKNSt7__cxx1112basic_stringIcSt11char_"
-      "traitsIcESaIcEEE",
-      "_ZN6duckdb23DuckLakeMetadataManager15DeleteSnapshotsERKNS_6vectorINS_"
-      "20DuckLakeSnapshotInfoELb1ESaIS2_EEE",
-      "_ZN6duckdb23DuckLakeMetadataManager13GetTableSizesENS_16DuckLakeSnapshotE",
-      "_ZN6duckdb23DuckLakeMetadataManager15SetConfigOptionERKNS_20DuckLakeConfigOptionE",
-      "_ZN6duckdb23DuckLakeMetadataManager16GetPathForSchemaB5cxx11ENS_11SchemaIndexERNS_"
-      "6vectorINS_18DuckLakeSchemaInfoELb1ESaIS3_EEE",
-      "_ZN6duckdb23DuckLakeMetadataManager15GetPathForTableB5cxx11ENS_10TableIndexERKNS_6vectorINS_"
-      "17DuckLakeTableInfoELb1ESaIS3_EEERKNS2_INS_18DuckLakeSchemaInfoELb1ESaIS8_EEE",
-      "_ZN6duckdb23DuckLakeMetadataManager24IsColumnCreatedWithTableERKNSt7__cxx1112basic_"
-      "stringIcSt11char_traitsIcESaIcEEES8_",
-      "_ZN6duckdb23DuckLakeMetadataManager10MigrateV01Ev",
-      "_ZN6duckdb23DuckLakeMetadataManager10MigrateV02Eb",
-      "_ZN6duckdb23DuckLakeMetadataManager10MigrateV03Eb",
-      "_ZN6duckdb23DuckLakeMetadataManager10MigrateV04Ev",
-      "_ZN6duckdb23DuckLakeMetadataManager16ExecuteMigrationENSt7__cxx1112basic_stringIcSt11char_"
-      "traitsIcESaIcEEEbRKS6_S8_",
-      "_ZNK6duckdb23DuckLakeMetadataManager22GetLatestSnapshotQueryB5cxx11Ev",
-      "_ZN6duckdb23DuckLakeMetadataManager30GenerateFileColumnStatsCTEBodyB5cxx11ERKNS_"
-      "14CTERequirementENS_10TableIndexE",
-      "_ZN6duckdb23DuckLakeMetadataManager26ConvertFilterPushdownToSQLERKNS_18FilterPushdownInfoE",
-      "_ZN6duckdb23DuckLakeMetadataManager29GenerateFilterFromTableFilterERKNS_11TableFilterERKNS_"
-      "11LogicalTypeERSt13unordered_setINSt7__cxx1112basic_stringIcSt11char_"
-      "traitsIcESaIcEEESt4hashISD_ESt8equal_toISD_ESaISD_EE",
-      "_ZN6duckdb23DuckLakeMetadataManager13ValueIsFiniteERKNS_5ValueE",
-      "_ZN6duckdb23DuckLakeMetadataManager17CastValueToTargetB5cxx11ERKNS_5ValueERKNS_"
-      "11LogicalTypeE",
-      "_ZN6duckdb23DuckLakeMetadataManager17CastStatsToTargetERKNSt7__cxx1112basic_"
-      "stringIcSt11char_traitsIcESaIcEEERKNS_11LogicalTypeE",
-      "_ZN6duckdb23DuckLakeMetadataManager22GenerateConstantFilterERKNS_14ConstantFilterERKNS_"
-      "11LogicalTypeERSt13unordered_setINSt7__cxx1112basic_stringIcSt11char_"
-      "traitsIcESaIcEEESt4hashISD_ESt8equal_toISD_ESaISD_EE",
-      "_ZN6duckdb23DuckLakeMetadataManager28GenerateConstantFilterDoubleERKNS_"
-      "14ConstantFilterERKNS_11LogicalTypeERSt13unordered_setINSt7__cxx1112basic_stringIcSt11char_"
-      "traitsIcESaIcEEESt4hashISD_ESt8equal_toISD_ESaISD_EE",
-      "_ZN6duckdb23DuckLakeMetadataManager22GenerateFilterPushdownERKNS_"
-      "11TableFilterERSt13unordered_setINSt7__cxx1112basic_stringIcSt11char_"
-      "traitsIcESaIcEEESt4hashISA_ESt8equal_toISA_ESaISA_EE",
   };
-  return symbols;
+  return kSymbols[static_cast<size_t>(method)];
 }
 
 }  // namespace moraine::duckdb_shim::ducklake_abi

@@ -1,9 +1,13 @@
 // The part of DuckLake's C++ ABI that moraine's native metadata manager binds
-// to, declared here as facts of the pinned DuckLake 1.5.5 binary (source
-// commit d8a1881e) because DuckLake publishes no headers. Nothing here is
-// trusted blindly: DuckLakeModule checks every symbol and every vtable slot
-// against the loaded file before anything is registered, and the ecosystem
-// tier checks the same facts against the pinned file with `nm -D`.
+// to, declared here because DuckLake publishes no headers. The vtable of each
+// known DuckLake build and the layouts of the structs below are generated
+// from DuckLake's headers (ducklake_adapter/abi/); the code facts further
+// down are of the DuckLake 1.5.5 binary the registries serve (source commit
+// d8a1881e). Nothing here is trusted blindly: DuckLakeModule checks every
+// symbol and every vtable slot against the loaded file before anything is
+// registered, each code fact is compared byte for byte before its offsets are
+// used, and the ecosystem tier checks the generated files against their
+// binaries with `nm -D`.
 //
 // What moraine relies on, and why each is safe:
 //   - `DuckLakeMetadataManager` is polymorphic; its vtable (exported as
@@ -88,47 +92,46 @@ struct DuckLakeRetryConfig {
 };
 static_assert(sizeof(DuckLakeRetryConfig) == 24);
 
-// The vtable: two words (offset-to-top, typeinfo), then the slots.
-inline constexpr size_t kManagerSlotCount = 74;
+// The vtable: two words (offset-to-top, typeinfo), then the slots, whose
+// names and number are the loaded build's (ducklake_adapter/abi/, generated
+// from DuckLake's headers; DuckLakeModule finds which build is loaded).
 inline constexpr size_t kVtableHeaderWords = 2;
 inline constexpr const char* kVtableSymbol = "_ZTVN6duckdb23DuckLakeMetadataManagerE";
 
-// Slots moraine replaces or calls (indexes into the slots).
-inline constexpr size_t kCompleteDestructorSlot = 0;  // ~DuckLakeMetadataManager() [D1]
-inline constexpr size_t kDeletingDestructorSlot = 1;  // ~DuckLakeMetadataManager() [D0]
-// bool MetadataExists(): whether the metadata catalog holds a DuckLake, asked
-// at every ATTACH
-inline constexpr size_t kMetadataExistsSlot = 13;
-// DuckLakeMetadata LoadDuckLake(): the ducklake_metadata rows by scope, read
-// at every ATTACH of an existing lake
-inline constexpr size_t kLoadDuckLakeSlot = 16;
-// void FlushChangesServerSide(DuckLakeTransaction &, DuckLakeSnapshot,
-//                             const TransactionChangeInformation &, const DuckLakeRetryConfig &)
-inline constexpr size_t kFlushChangesServerSideSlot = 7;
-// unique_ptr<QueryResult> Execute(DuckLakeSnapshot snapshot, string &query):
-// the commit batch DuckLake writes (its only caller is the commit loop)
-inline constexpr size_t kExecuteSlot = 17;
-// unique_ptr<QueryResult> Query(DuckLakeSnapshot snapshot, string &query): the
-// query with the snapshot's placeholders filled in, run on the metadata catalog
-inline constexpr size_t kQueryAtSnapshotSlot = 18;
-// unique_ptr<QueryResult> Query(string &query): the query with the catalog's
-// placeholders filled in, run on the metadata catalog
-inline constexpr size_t kQuerySlot = 19;
-//                     DuckLakeCatalogInfo GetCatalogForSnapshot(DuckLakeSnapshot)
-inline constexpr size_t kGetCatalogForSnapshotSlot = 20;
-inline constexpr size_t kGetGlobalTableStatsSlot = 21;
-//                     vector<DuckLakeGlobalStatsInfo> GetGlobalTableStats(DuckLakeSnapshot,
-//                     TableIndex)
-// idx_t GetNetDataFileRowCount(TableIndex, DuckLakeSnapshot)
-inline constexpr size_t kGetNetDataFileRowCountSlot = 29;
-// idx_t GetNetInlinedRowCount(const string &inlined_table_name, DuckLakeSnapshot)
-inline constexpr size_t kGetNetInlinedRowCountSlot = 30;
-// string GetInlinedDeletionTableName(TableIndex, DuckLakeSnapshot, bool create_if_not_exists)
-inline constexpr size_t kGetInlinedDeletionTableNameSlot = 38;
-inline constexpr size_t kGetSnapshotSlot = 42;  // unique_ptr<DuckLakeSnapshot> GetSnapshot()
-// unique_ptr<DuckLakeSnapshot> GetSnapshot(BoundAtClause &at, SnapshotBound bound)
-inline constexpr size_t kGetSnapshotAtSlot = 43;
-inline constexpr size_t kGetNextColumnIdSlot = 44;  // idx_t GetNextColumnId(TableIndex)
+// The virtual methods moraine replaces or calls through DuckLake's own
+// vtable, each known by the mangled name of the signature moraine implements.
+// A build whose vtable holds no slot of that name (the method is gone, or its
+// signature changed) keeps DuckLake's method, and only the answers that
+// method gives stay DuckLake's.
+enum class ManagerMethod : size_t {
+  kCompleteDestructor,           // ~DuckLakeMetadataManager() [D1]
+  kDeletingDestructor,           // ~DuckLakeMetadataManager() [D0]
+  kFlushChangesServerSide,       // void FlushChangesServerSide(DuckLakeTransaction &,
+                                 //   DuckLakeSnapshot, const TransactionChangeInformation &,
+                                 //   const DuckLakeRetryConfig &)
+  kMetadataExists,               // bool MetadataExists(), asked at every ATTACH
+  kLoadDuckLake,                 // DuckLakeMetadata LoadDuckLake(): ducklake_metadata's rows
+  kExecute,                      // unique_ptr<QueryResult> Execute(DuckLakeSnapshot, string &):
+                                 //   the commit batch (its only caller is the commit loop)
+  kQueryAtSnapshot,              // unique_ptr<QueryResult> Query(DuckLakeSnapshot, string &)
+  kQuery,                        // unique_ptr<QueryResult> Query(string &)
+  kGetCatalogForSnapshot,        // DuckLakeCatalogInfo GetCatalogForSnapshot(DuckLakeSnapshot)
+  kGetGlobalTableStats,          // vector<DuckLakeGlobalStatsInfo>
+                                 //   GetGlobalTableStats(DuckLakeSnapshot, TableIndex)
+  kGetNetDataFileRowCount,       // idx_t GetNetDataFileRowCount(TableIndex, DuckLakeSnapshot)
+  kGetNetInlinedRowCount,        // idx_t GetNetInlinedRowCount(const string &, DuckLakeSnapshot)
+  kGetInlinedDeletionTableName,  // string GetInlinedDeletionTableName(TableIndex,
+                                 //   DuckLakeSnapshot, bool create_if_not_exists)
+  kGetSnapshot,                  // unique_ptr<DuckLakeSnapshot> GetSnapshot()
+  kGetSnapshotAt,                // unique_ptr<DuckLakeSnapshot> GetSnapshot(BoundAtClause &,
+                                 //   SnapshotBound)
+  kGetNextColumnId,              // idx_t GetNextColumnId(TableIndex)
+  kCount
+};
+inline constexpr size_t kManagerMethodCount = static_cast<size_t>(ManagerMethod::kCount);
+
+// The mangled name of `method`'s signature.
+const char* ManagerMethodSymbol(ManagerMethod method);
 
 // The exported functions called directly.
 //   void SubstituteSnapshotPlaceholders(DuckLakeSnapshot, string &) const
@@ -261,8 +264,5 @@ inline constexpr size_t kCatalogLastCommittedSnapshotOffset = 0x3b0;
 // Bytes allocated per manager, and where moraine's own state starts in them.
 inline constexpr size_t kManagerAllocation = 1024;
 inline constexpr size_t kManagerStateOffset = 768;
-
-// The mangled name of the method each slot must hold, in slot order.
-const std::array<const char*, kManagerSlotCount>& ManagerSlotSymbols();
 
 }  // namespace moraine::duckdb_shim::ducklake_abi

@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <vector>
+
+#include "ducklake_adapter/known_ducklake_builds.h"
 
 namespace moraine::duckdb_shim {
 namespace {
@@ -27,6 +30,15 @@ int RememberDuckLake(dl_phdr_info* info, size_t, void* found) {
 }  // namespace
 
 std::optional<DuckLakeModule> DuckLakeModule::Find(std::string* why) {
+  std::vector<ducklake_adapter::DuckLakeBuildAbi> builds;
+  for (const auto& build : ducklake_adapter::kKnownDuckLakeBuilds) {
+    if (std::string_view(build.release) == MORAINE_DUCKDB_RELEASE) builds.push_back(build);
+  }
+  return Find(builds, why);
+}
+
+std::optional<DuckLakeModule> DuckLakeModule::Find(
+    std::span<const ducklake_adapter::DuckLakeBuildAbi> builds, std::string* why) {
   std::string path;
   dl_iterate_phdr(RememberDuckLake, &path);
   if (path.empty()) {
@@ -44,7 +56,7 @@ std::optional<DuckLakeModule> DuckLakeModule::Find(std::string* why) {
     void* address = dlsym(module.handle_, name);
     if (!address && why->empty()) {
       *why = std::string("the loaded DuckLake does not export ") + name +
-             ": it is not the DuckLake 1.5.5 moraine was built for";
+             ": it is no DuckLake build moraine knows";
     }
     return address;
   };
@@ -54,9 +66,31 @@ std::optional<DuckLakeModule> DuckLakeModule::Find(std::string* why) {
   module.constructor_ = symbol(ducklake_abi::kConstructorSymbol);
   module.get_connection_ = symbol(ducklake_abi::kGetConnectionSymbol);
   if (!why->empty()) return std::nullopt;
-  *why = CheckSlots(module.handle_, module.vtable_, ducklake_abi::ManagerSlotSymbols());
-  if (!why->empty()) return std::nullopt;
-  return module;
+  // The first build whose vtable the loaded one is; otherwise each build's
+  // first difference, so that the reason says what changed.
+  std::string differences;
+  for (const auto& build : builds) {
+    const std::string differs = CheckSlots(module.handle_, module.vtable_, build.slots);
+    if (differs.empty()) {
+      module.build_ = build;
+      return module;
+    }
+    differences += std::string(differences.empty() ? "" : "; ") + "DuckLake " +
+                   std::string(build.commit).substr(0, 8) + " for DuckDB " + build.release + ": " +
+                   differs;
+  }
+  *why = "the loaded DuckLake is none of the " + std::to_string(builds.size()) +
+         " DuckLake builds moraine knows for DuckDB " MORAINE_DUCKDB_RELEASE +
+         (differences.empty() ? std::string() : " (" + differences + ")");
+  return std::nullopt;
+}
+
+std::optional<size_t> DuckLakeModule::SlotOf(ducklake_abi::ManagerMethod method) const {
+  const std::string_view symbol = ducklake_abi::ManagerMethodSymbol(method);
+  for (size_t slot = 0; slot < build_.slots.size(); ++slot) {
+    if (build_.slots[slot] == symbol) return slot;
+  }
+  return std::nullopt;
 }
 
 void* DuckLakeModule::Symbol(const char* name) const { return dlsym(handle_, name); }
@@ -106,9 +140,8 @@ std::string DuckLakeModule::CheckLastCommittedSnapshot(const BindCode& bind_code
   return "";
 }
 
-std::string DuckLakeModule::CheckSlots(
-    void* handle, const void* vtable,
-    const std::array<const char*, ducklake_abi::kManagerSlotCount>& symbols) {
+std::string DuckLakeModule::CheckSlots(void* handle, const void* vtable,
+                                       std::span<const char* const> symbols) {
   // The symbol's size says how many slots the class really has: one more or
   // one fewer virtual method and every later slot would be another method.
   Dl_info info;

@@ -1,6 +1,7 @@
 // The DuckLake extension loaded into this process, found without DuckLake's
-// cooperation and checked against the ABI facts of ducklake_manager_abi.h
-// before any of it is used.
+// cooperation and identified, before any of it is used, as one of the
+// DuckLake builds moraine knows (ducklake_adapter/known_ducklake_builds.h):
+// the one whose generated vtable the loaded vtable is, slot for slot.
 //
 // How moraine reaches DuckLake's symbols: DuckDB loads extensions with
 // dlopen(RTLD_LOCAL), so they are not in the global scope and moraine cannot
@@ -16,24 +17,33 @@
 #include <array>
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "duckdb_shim/ducklake_manager_abi.h"
+#include "ducklake_adapter/ducklake_build_abi.h"
 
 namespace moraine::duckdb_shim {
 
 class DuckLakeModule {
  public:
   // The loaded DuckLake, or nullopt with `why` set: DuckLake is not loaded
-  // (yet), a symbol is missing, or the vtable is not the one declared.
+  // (yet), a symbol is missing, or the vtable is none of `builds`' (those of
+  // the DuckDB release moraine is compiled for, by default).
   static std::optional<DuckLakeModule> Find(std::string* why);
+  static std::optional<DuckLakeModule> Find(
+      std::span<const ducklake_adapter::DuckLakeBuildAbi> builds, std::string* why);
 
   // Whether the vtable at `vtable` (the exported symbol's address) holds, slot
   // by slot, the address dlsym gives for `symbols` in `handle`, and is exactly
   // that long. Returns "" when it does, otherwise the first difference.
-  static std::string CheckSlots(
-      void* handle, const void* vtable,
-      const std::array<const char*, ducklake_abi::kManagerSlotCount>& symbols);
+  static std::string CheckSlots(void* handle, const void* vtable,
+                                std::span<const char* const> symbols);
+
+  // The build the loaded DuckLake is.
+  const ducklake_adapter::DuckLakeBuildAbi& build() const { return build_; }
+  // The slot of `method` in that build's vtable, or nullopt where it has none.
+  std::optional<size_t> SlotOf(ducklake_abi::ManagerMethod method) const;
 
   // Whether the exported function `name` is, byte for byte, `code`. Returns
   // "" when it is, otherwise what differs.
@@ -70,6 +80,8 @@ class DuckLakeModule {
   void* register_ = nullptr;
   void* constructor_ = nullptr;
   void* get_connection_ = nullptr;
+  // By value: its spans are of the generated files' static arrays.
+  ducklake_adapter::DuckLakeBuildAbi build_{};
 };
 
 }  // namespace moraine::duckdb_shim

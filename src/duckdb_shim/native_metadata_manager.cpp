@@ -1,5 +1,6 @@
 #include "duckdb_shim/native_metadata_manager.h"
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "commit/lake_catalog.h"
 #include "commit/table_rows.h"
@@ -142,8 +144,13 @@ struct Registration {
   NativeMetadataManager::State state = NativeMetadataManager::State::kWaiting;
   std::string reason = "DuckLake is not loaded in this process";
   std::optional<DuckLakeModule> module;
-  // The base vtable with moraine's slots, from its offset-to-top word on.
-  void* vtable[abi::kVtableHeaderWords + abi::kManagerSlotCount] = {};
+  // The loaded build's vtable with moraine's slots, from its offset-to-top word on.
+  std::vector<void*> vtable;
+  // Where each method moraine replaces or calls sits in that vtable
+  // (kNoSlot: the build has no such method, and DuckLake's own stays).
+  std::array<size_t, abi::kManagerMethodCount> slot_of{};
+  // The methods the build lacks, whose answers stay DuckLake's.
+  std::string kept_methods;
   std::atomic<bool> registered{false};
   std::atomic<uint64_t> managers_created{0};
   std::atomic<uint64_t> native_snapshot_reads{0};
@@ -189,8 +196,14 @@ Registration& TheRegistration() {
   return *registration;
 }
 
-void* OriginalSlot(size_t slot) {
-  return TheRegistration().module->vtable()[abi::kVtableHeaderWords + slot];
+constexpr size_t kNoSlot = static_cast<size_t>(-1);
+
+// DuckLake's own method in `method`'s slot. Only replaced methods call it, and
+// a method is replaced only where the build has its slot.
+void* OriginalSlot(abi::ManagerMethod method) {
+  auto& registration = TheRegistration();
+  return registration.module
+      ->vtable()[abi::kVtableHeaderWords + registration.slot_of[static_cast<size_t>(method)]];
 }
 
 template <class T>
@@ -254,13 +267,14 @@ duckdb::unique_ptr<ManagerObject> CreateManager(void* ducklake_transaction) {
     throw;
   }
   StateOf(memory).ducklake_transaction = ducklake_transaction;
-  *static_cast<void**>(memory) = &registration.vtable[abi::kVtableHeaderWords];
+  *static_cast<void**>(memory) = registration.vtable.data() + abi::kVtableHeaderWords;
   registration.managers_created.fetch_add(1, std::memory_order_relaxed);
   return duckdb::unique_ptr<ManagerObject>(static_cast<ManagerObject*>(memory));
 }
 
 void ManagerSlots::Delete() {
-  (this->*MemberAt<void (ManagerSlots::*)()>(OriginalSlot(abi::kCompleteDestructorSlot)))();
+  (this->*MemberAt<void (ManagerSlots::*)()>(
+              OriginalSlot(abi::ManagerMethod::kCompleteDestructor)))();
   ::operator delete(static_cast<void*>(this));
 }
 
@@ -307,7 +321,7 @@ duckdb::unique_ptr<abi::DuckLakeSnapshot> ManagerSlots::GetSnapshot() {
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog) {
     return (this->*MemberAt<decltype(&ManagerSlots::GetSnapshot)>(
-                       OriginalSlot(abi::kGetSnapshotSlot)))();
+                       OriginalSlot(abi::ManagerMethod::kGetSnapshot)))();
   }
   if (TheRegistration().in_catalog_retry && metadata.catalog->GetAttached()
                                                 .GetTransactionManager()
@@ -330,7 +344,7 @@ duckdb::unique_ptr<abi::DuckLakeSnapshot> ManagerSlots::GetSnapshotAt(duckdb::Bo
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog || !duckdb::StringUtil::CIEquals(at.Unit(), "version")) {
     return (this->*MemberAt<decltype(&ManagerSlots::GetSnapshotAt)>(
-                       OriginalSlot(abi::kGetSnapshotAtSlot)))(at, bound);
+                       OriginalSlot(abi::ManagerMethod::kGetSnapshotAt)))(at, bound);
   }
   const auto version =
       at.GetValue().DefaultCastAs(duckdb::LogicalType::UBIGINT).GetValue<uint64_t>();
@@ -356,7 +370,7 @@ duckdb::vector<abi::DuckLakeGlobalStatsInfo> ManagerSlots::GetGlobalTableStats(
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog) {
     return (this->*MemberAt<decltype(&ManagerSlots::GetGlobalTableStats)>(
-                       OriginalSlot(abi::kGetGlobalTableStatsSlot)))(snapshot, table_id);
+                       OriginalSlot(abi::ManagerMethod::kGetGlobalTableStats)))(snapshot, table_id);
   }
   auto stats = MoraineTransaction::Get(metadata.context, *metadata.catalog)
                    .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
@@ -453,7 +467,7 @@ abi::DuckLakeCatalogInfo ManagerSlots::GetCatalogForSnapshot(abi::DuckLakeSnapsh
   auto metadata = MetadataConnectionOf(this);
   auto original = [&] {
     return (this->*MemberAt<decltype(&ManagerSlots::GetCatalogForSnapshot)>(
-                       OriginalSlot(abi::kGetCatalogForSnapshotSlot)))(snapshot);
+                       OriginalSlot(abi::ManagerMethod::kGetCatalogForSnapshot)))(snapshot);
   };
   if (!metadata.catalog) return original();
   const auto lake_catalog = LakeCatalogAt(this, metadata, snapshot);
@@ -554,7 +568,7 @@ bool ManagerSlots::MetadataExists() {
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog) {
     return (this->*MemberAt<decltype(&ManagerSlots::MetadataExists)>(
-                       OriginalSlot(abi::kMetadataExistsSlot)))();
+                       OriginalSlot(abi::ManagerMethod::kMetadataExists)))();
   }
   const bool exists = MoraineTransaction::Get(metadata.context, *metadata.catalog)
                           .WithRows(metadata.where, false, [](commit::RowTransaction& rows) {
@@ -570,7 +584,7 @@ bool ManagerSlots::MetadataExists() {
 abi::DuckLakeMetadata ManagerSlots::LoadDuckLake() {
   auto original = [&] {
     return (this->*MemberAt<decltype(&ManagerSlots::LoadDuckLake)>(
-                       OriginalSlot(abi::kLoadDuckLakeSlot)))();
+                       OriginalSlot(abi::ManagerMethod::kLoadDuckLake)))();
   };
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog) return original();
@@ -599,7 +613,7 @@ uint64_t ManagerSlots::GetNextColumnId(abi::TableIndex table_id) {
   // table without columns.
   if (!max) {
     return (this->*MemberAt<decltype(&ManagerSlots::GetNextColumnId)>(
-                       OriginalSlot(abi::kGetNextColumnIdSlot)))(table_id);
+                       OriginalSlot(abi::ManagerMethod::kGetNextColumnId)))(table_id);
   }
   TheRegistration().native_column_id_reads.fetch_add(1, std::memory_order_relaxed);
   return static_cast<uint64_t>(*max) + 1;
@@ -645,8 +659,8 @@ std::string ManagerSlots::GetInlinedDeletionTableName(abi::TableIndex table_id,
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog || create_if_not_exists) {
     return (this->*MemberAt<decltype(&ManagerSlots::GetInlinedDeletionTableName)>(
-                       OriginalSlot(abi::kGetInlinedDeletionTableNameSlot)))(table_id, snapshot,
-                                                                             create_if_not_exists);
+                       OriginalSlot(abi::ManagerMethod::kGetInlinedDeletionTableName)))(
+        table_id, snapshot, create_if_not_exists);
   }
   std::string name = MoraineTransaction::Get(metadata.context, *metadata.catalog)
                          .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
@@ -668,8 +682,8 @@ uint64_t ManagerSlots::GetNetDataFileRowCount(abi::TableIndex table_id,
         deletions.empty() ? std::nullopt : std::optional<std::string_view>(deletions)));
   });
   if (!count || *count < 0) {
-    return (this->*MemberAt<decltype(&ManagerSlots::GetNetDataFileRowCount)>(
-                       OriginalSlot(abi::kGetNetDataFileRowCountSlot)))(table_id, snapshot);
+    return (this->*MemberAt<decltype(&ManagerSlots::GetNetDataFileRowCount)>(OriginalSlot(
+                       abi::ManagerMethod::kGetNetDataFileRowCount)))(table_id, snapshot);
   }
   TheRegistration().native_row_counts.fetch_add(1, std::memory_order_relaxed);
   return static_cast<uint64_t>(*count);
@@ -686,8 +700,8 @@ uint64_t ManagerSlots::GetNetInlinedRowCount(const std::string& inlined_table,
                                         at_head);
       });
   if (!count) {
-    return (this->*MemberAt<decltype(&ManagerSlots::GetNetInlinedRowCount)>(
-                       OriginalSlot(abi::kGetNetInlinedRowCountSlot)))(inlined_table, snapshot);
+    return (this->*MemberAt<decltype(&ManagerSlots::GetNetInlinedRowCount)>(OriginalSlot(
+                       abi::ManagerMethod::kGetNetInlinedRowCount)))(inlined_table, snapshot);
   }
   TheRegistration().native_row_counts.fetch_add(1, std::memory_order_relaxed);
   return static_cast<uint64_t>(*count);
@@ -750,7 +764,7 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::QueryAtSnapshot(
   auto& registration = TheRegistration();
   auto original = [&] {
     return (this->*MemberAt<decltype(&ManagerSlots::QueryAtSnapshot)>(
-                       OriginalSlot(abi::kQueryAtSnapshotSlot)))(snapshot, query);
+                       OriginalSlot(abi::ManagerMethod::kQueryAtSnapshot)))(snapshot, query);
   };
   // Which of the queries moraine answers this is, if any.
   const auto catalog_query = registration.catalog_queries
@@ -815,7 +829,7 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::ExecuteCommitBatch(
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog) {
     return (this->*MemberAt<decltype(&ManagerSlots::ExecuteCommitBatch)>(
-                       OriginalSlot(abi::kExecuteSlot)))(snapshot, batch);
+                       OriginalSlot(abi::ManagerMethod::kExecute)))(snapshot, batch);
   }
   (this->*MemberAt<decltype(&ManagerSlots::SubstituteSnapshotPlaceholders)>(
               registration.substitute_snapshot_placeholders))(snapshot, batch);
@@ -823,7 +837,7 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::ExecuteCommitBatch(
               registration.substitute_catalog_placeholders))(batch);
   auto run_sql = [this](std::string sql) {
     using Query = duckdb::unique_ptr<duckdb::QueryResult> (ManagerSlots::*)(std::string&);
-    return (this->*MemberAt<Query>(OriginalSlot(abi::kQuerySlot)))(sql);
+    return (this->*MemberAt<Query>(OriginalSlot(abi::ManagerMethod::kQuery)))(sql);
   };
   if (CommitLoopState::Of(metadata.context).rebase_allowed()) {
     MoraineTransaction::Get(metadata.context, *metadata.catalog)
@@ -865,36 +879,72 @@ void NativeMetadataManager::EnsureRegistered() {
     return;
   }
   registration.module = std::move(module);
-  std::memcpy(registration.vtable, registration.module->vtable(), sizeof(registration.vtable));
-  void** slots = &registration.vtable[abi::kVtableHeaderWords];
-  slots[abi::kDeletingDestructorSlot] = AddressOf(&ManagerSlots::Delete);
-  slots[abi::kMetadataExistsSlot] = AddressOf(&ManagerSlots::MetadataExists);
-  slots[abi::kLoadDuckLakeSlot] = AddressOf(&ManagerSlots::LoadDuckLake);
-  slots[abi::kGetSnapshotSlot] = AddressOf(&ManagerSlots::GetSnapshot);
-  slots[abi::kGetGlobalTableStatsSlot] = AddressOf(&ManagerSlots::GetGlobalTableStats);
-  slots[abi::kGetNextColumnIdSlot] = AddressOf(&ManagerSlots::GetNextColumnId);
-  slots[abi::kGetSnapshotAtSlot] = AddressOf(&ManagerSlots::GetSnapshotAt);
-  slots[abi::kGetNetDataFileRowCountSlot] = AddressOf(&ManagerSlots::GetNetDataFileRowCount);
-  slots[abi::kGetNetInlinedRowCountSlot] = AddressOf(&ManagerSlots::GetNetInlinedRowCount);
-  slots[abi::kGetInlinedDeletionTableNameSlot] =
-      AddressOf(&ManagerSlots::GetInlinedDeletionTableName);
+  const auto& build = registration.module->build();
+  registration.vtable.assign(
+      registration.module->vtable(),
+      registration.module->vtable() + abi::kVtableHeaderWords + build.slots.size());
+  for (size_t method = 0; method < abi::kManagerMethodCount; ++method) {
+    registration.slot_of[method] =
+        registration.module->SlotOf(static_cast<abi::ManagerMethod>(method)).value_or(kNoSlot);
+  }
+  auto has = [&](abi::ManagerMethod method) {
+    return registration.slot_of[static_cast<size_t>(method)] != kNoSlot;
+  };
+  // moraine's state lives in the object, so its deleting destructor must be
+  // moraine's: a build without both destructors in their slots gets no manager.
+  if (!has(abi::ManagerMethod::kCompleteDestructor) ||
+      !has(abi::ManagerMethod::kDeletingDestructor)) {
+    registration.state = State::kRefused;
+    registration.reason =
+        "the loaded DuckLake's manager has no virtual destructor where moraine "
+        "expects it";
+    std::fprintf(stderr, "moraine: the native DuckLake metadata manager is off: %s\n",
+                 registration.reason.c_str());
+    return;
+  }
+  // Puts `replacement` into `method`'s slot where the build has it, and says
+  // whether it did; what a build lacks keeps DuckLake's answers.
+  auto replace = [&](abi::ManagerMethod method, void* replacement, auto... also_called) {
+    for (abi::ManagerMethod needed : {method, also_called...}) {
+      if (!has(needed)) {
+        registration.kept_methods += std::string(registration.kept_methods.empty() ? "" : ", ") +
+                                     abi::ManagerMethodSymbol(needed);
+        return false;
+      }
+    }
+    registration
+        .vtable[abi::kVtableHeaderWords + registration.slot_of[static_cast<size_t>(method)]] =
+        replacement;
+    return true;
+  };
+  using M = abi::ManagerMethod;
+  replace(M::kDeletingDestructor, AddressOf(&ManagerSlots::Delete), M::kCompleteDestructor);
+  replace(M::kMetadataExists, AddressOf(&ManagerSlots::MetadataExists));
+  replace(M::kLoadDuckLake, AddressOf(&ManagerSlots::LoadDuckLake));
+  replace(M::kGetSnapshot, AddressOf(&ManagerSlots::GetSnapshot));
+  replace(M::kGetGlobalTableStats, AddressOf(&ManagerSlots::GetGlobalTableStats));
+  replace(M::kGetNextColumnId, AddressOf(&ManagerSlots::GetNextColumnId));
+  replace(M::kGetSnapshotAt, AddressOf(&ManagerSlots::GetSnapshotAt));
+  replace(M::kGetNetDataFileRowCount, AddressOf(&ManagerSlots::GetNetDataFileRowCount));
+  replace(M::kGetNetInlinedRowCount, AddressOf(&ManagerSlots::GetNetInlinedRowCount));
+  replace(M::kGetInlinedDeletionTableName, AddressOf(&ManagerSlots::GetInlinedDeletionTableName));
   registration.get_data_path = registration.module->Symbol(abi::kGetDataPathSymbol);
   registration.get_path_separator = registration.module->Symbol(abi::kGetPathSeparatorSymbol);
   registration.parse_quoted_list = registration.module->Symbol(abi::kParseQuotedListSymbol);
-  if (registration.get_data_path && registration.get_path_separator &&
-      registration.parse_quoted_list) {
-    slots[abi::kGetCatalogForSnapshotSlot] = AddressOf(&ManagerSlots::GetCatalogForSnapshot);
-  }
-  if (void* query_text = registration.module->Symbol(abi::kConflictCheckQuerySymbol)) {
-    registration.conflict_check_query = reinterpret_cast<std::string (*)()>(query_text)();
-    slots[abi::kQueryAtSnapshotSlot] = AddressOf(&ManagerSlots::QueryAtSnapshot);
+  const bool catalog_replaced =
+      registration.get_data_path && registration.get_path_separator &&
+      registration.parse_quoted_list &&
+      replace(M::kGetCatalogForSnapshot, AddressOf(&ManagerSlots::GetCatalogForSnapshot));
+  void* conflict_query_text = registration.module->Symbol(abi::kConflictCheckQuerySymbol);
+  if (conflict_query_text &&
+      replace(M::kQueryAtSnapshot, AddressOf(&ManagerSlots::QueryAtSnapshot))) {
+    registration.conflict_check_query = reinterpret_cast<std::string (*)()>(conflict_query_text)();
     registration.latest_inlined_table_query = reinterpret_cast<LatestInlinedTableQueryFunction>(
         registration.module->Symbol(abi::kLatestInlinedTableQuerySymbol));
     // The catalog queries are answered from the same catalog the replaced
     // GetCatalogForSnapshot serves, so only where that slot is moraine's.
     void* build_catalog = registration.module->Symbol(abi::kBuildCatalogForSnapshotSymbol);
-    if (build_catalog &&
-        slots[abi::kGetCatalogForSnapshotSlot] == AddressOf(&ManagerSlots::GetCatalogForSnapshot)) {
+    if (build_catalog && catalog_replaced) {
       std::string not_recorded;
       registration.catalog_queries = RecordCatalogQueryTexts(build_catalog, &not_recorded);
       if (!registration.catalog_queries) {
@@ -909,7 +959,7 @@ void NativeMetadataManager::EnsureRegistered() {
       registration.module->Symbol(abi::kSubstituteCatalogPlaceholdersSymbol);
   if (registration.substitute_snapshot_placeholders &&
       registration.substitute_catalog_placeholders) {
-    slots[abi::kExecuteSlot] = AddressOf(&ManagerSlots::ExecuteCommitBatch);
+    replace(M::kExecute, AddressOf(&ManagerSlots::ExecuteCommitBatch), M::kQuery);
   }
   registration.run_commit_loop = registration.module->Symbol(abi::kRunCommitLoopSymbol);
   registration.in_catalog_retry_reason =
@@ -918,8 +968,13 @@ void NativeMetadataManager::EnsureRegistered() {
                                            abi::kExecuteRetrialsServerSideCode)
           : std::string("DuckLake does not export ") + abi::kRunCommitLoopSymbol;
   registration.in_catalog_retry = registration.in_catalog_retry_reason.empty();
+  if (registration.in_catalog_retry &&
+      !replace(M::kFlushChangesServerSide, AddressOf(&ManagerSlots::FlushChangesServerSide))) {
+    registration.in_catalog_retry = false;
+    registration.in_catalog_retry_reason =
+        std::string("DuckLake has no ") + abi::ManagerMethodSymbol(M::kFlushChangesServerSide);
+  }
   if (registration.in_catalog_retry) {
-    slots[abi::kFlushChangesServerSideSlot] = AddressOf(&ManagerSlots::FlushChangesServerSide);
     registration.rebase_reason = registration.module->CheckLastCommittedSnapshot();
     registration.rebase = registration.rebase_reason.empty();
     if (!registration.rebase) {
@@ -945,6 +1000,10 @@ void NativeMetadataManager::EnsureRegistered() {
   }
   registration.state = State::kRegistered;
   registration.reason.clear();
+  if (!registration.kept_methods.empty()) {
+    std::fprintf(stderr, "moraine: DuckLake %s keeps its own answers of: %s\n",
+                 std::string(build.commit).substr(0, 8).c_str(), registration.kept_methods.c_str());
+  }
   registration.registered.store(true, std::memory_order_release);
 }
 
@@ -954,7 +1013,13 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
   Status status;
   status.state = registration.state;
   status.reason = registration.reason;
-  if (registration.module) status.ducklake_path = registration.module->path();
+  if (registration.module) {
+    status.ducklake_path = registration.module->path();
+    const auto& build = registration.module->build();
+    status.ducklake_build =
+        std::string(build.commit).substr(0, 8) + " for DuckDB " + std::string(build.release);
+  }
+  status.kept_methods = registration.kept_methods;
   status.managers_created = registration.managers_created.load();
   status.native_snapshot_reads = registration.native_snapshot_reads.load();
   status.native_stats_reads = registration.native_stats_reads.load();

@@ -57,6 +57,11 @@ class NativeMetadataManager {
     State state = State::kWaiting;
     std::string reason;  // why not registered (kWaiting, kRefused)
     std::string ducklake_path;
+    // Which known DuckLake build the loaded one is ("<commit> for DuckDB
+    // <release>"), and the manager methods it lacks, whose answers stay
+    // DuckLake's (empty: none).
+    std::string ducklake_build;
+    std::string kept_methods;
     uint64_t managers_created = 0;
     uint64_t native_snapshot_reads = 0;
     uint64_t native_stats_reads = 0;

@@ -275,13 +275,18 @@ duckdb::unique_ptr<duckdb::FunctionData> NativeManagerBind(
            "rebase",
            "rebased_commits",
            "native_row_counts",
-           "native_attach_reads"};
+           "native_attach_reads",
+           "ducklake_build",
+           "kept_methods",
+           "in_catalog_retry_reason",
+           "rebase_reason"};
   types.assign(3, duckdb::LogicalType::VARCHAR);
   types.resize(11, duckdb::LogicalType::UBIGINT);
   types.push_back(duckdb::LogicalType::BOOLEAN);
   types.resize(18, duckdb::LogicalType::UBIGINT);
   types.push_back(duckdb::LogicalType::BOOLEAN);
   types.resize(22, duckdb::LogicalType::UBIGINT);
+  types.resize(26, duckdb::LogicalType::VARCHAR);
   return duckdb::make_uniq<duckdb::TableFunctionData>();
 }
 
@@ -317,6 +322,11 @@ void NativeManagerStatus(duckdb::ClientContext&, duckdb::TableFunctionInput& inp
   output.SetValue(19, 0, duckdb::Value::UBIGINT(status.rebased_commits));
   output.SetValue(20, 0, duckdb::Value::UBIGINT(status.native_row_counts));
   output.SetValue(21, 0, duckdb::Value::UBIGINT(status.native_attach_reads));
+  const std::string* texts[] = {&status.ducklake_build, &status.kept_methods,
+                                &status.in_catalog_retry_reason, &status.rebase_reason};
+  for (size_t i = 0; i < std::size(texts); ++i) {
+    output.SetValue(22 + i, 0, texts[i]->empty() ? duckdb::Value() : duckdb::Value(*texts[i]));
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include "duckdb_shim/ducklake_module.h"
 #include "duckdb_shim/latest_inlined_table_result.h"
 #include "duckdb_shim/native_metadata_manager.h"
+#include "ducklake_adapter/known_ducklake_builds.h"
 #include "support/ducklake_session.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
@@ -28,10 +30,9 @@ namespace abi = duckdb_shim::ducklake_abi;
 using duckdb_shim::DuckLakeModule;
 using duckdb_shim::NativeMetadataManager;
 
-// name -> size of every dynamic symbol the pinned DuckLake file defines.
-std::map<std::string, uint64_t> ExportedSymbols() {
-  const auto listed =
-      RunCommand("nm -D --defined-only -S '" + std::string(MORAINE_DUCKLAKE_EXTENSION) + "'");
+// name -> size of every dynamic symbol `file` defines.
+std::map<std::string, uint64_t> ExportedSymbols(const std::string& file) {
+  const auto listed = RunCommand("nm -D --defined-only -S '" + file + "'");
   EXPECT_EQ(listed.exit_code, 0) << listed.output;
   std::map<std::string, uint64_t> symbols;
   std::istringstream lines(listed.output);
@@ -46,50 +47,111 @@ std::map<std::string, uint64_t> ExportedSymbols() {
   return symbols;
 }
 
-TEST(NativeManagerAbi, EveryDeclaredSymbolIsExportedByThePinnedDuckLake) {
-  const auto symbols = ExportedSymbols();
-  ASSERT_GT(symbols.size(), 1000u);
-  std::set<std::string> distinct;
-  for (const char* name : abi::ManagerSlotSymbols()) {
-    EXPECT_TRUE(symbols.count(name)) << name;
-    distinct.insert(name);
+// The binary each known build's ABI file was generated for: the registries'
+// DuckLake 1.5.5, and the DuckLake scripts/build_ducklake.sh builds on this
+// machine for another release (absent where it could not be built).
+std::string BinaryOf(const ducklake_adapter::DuckLakeBuildAbi& build) {
+  if (std::string(build.release) == MORAINE_DUCKDB_RELEASE) return MORAINE_DUCKLAKE_EXTENSION;
+  return std::string(MORAINE_DEPS_DIR) + "/ducklake-" + build.release +
+         "/ducklake.duckdb_extension";
+}
+
+// Each generated ABI file against its binary, with nm -D: every slot's
+// method is exported, the vtable is exactly that many slots, and every
+// method moraine replaces is one of them.
+TEST(NativeManagerAbi, EveryKnownBuildsAbiFileIsItsBinary) {
+  size_t checked = 0;
+  for (const auto& build : ducklake_adapter::kKnownDuckLakeBuilds) {
+    const std::string binary = BinaryOf(build);
+    if (!std::filesystem::exists(binary)) {
+      std::cout << "not on this machine: " << binary << "\n";
+      continue;
+    }
+    SCOPED_TRACE(binary);
+    const auto symbols = ExportedSymbols(binary);
+    ASSERT_GT(symbols.size(), 1000u);
+    std::set<std::string> distinct;
+    for (const char* name : build.slots) {
+      EXPECT_TRUE(symbols.count(name)) << name;
+      distinct.insert(name);
+    }
+    EXPECT_EQ(distinct.size(), build.slots.size()) << "a method is named for two slots";
+    ASSERT_TRUE(symbols.count(abi::kVtableSymbol));
+    EXPECT_EQ(symbols.at(abi::kVtableSymbol),
+              (abi::kVtableHeaderWords + build.slots.size()) * sizeof(void*));
+    for (size_t method = 0; method < abi::kManagerMethodCount; ++method) {
+      const char* name = abi::ManagerMethodSymbol(static_cast<abi::ManagerMethod>(method));
+      EXPECT_TRUE(distinct.count(name)) << name << " is in no slot";
+    }
+    for (const char* name :
+         {abi::kRegisterSymbol, abi::kConstructorSymbol, abi::kGetConnectionSymbol,
+          abi::kRunCommitLoopSymbol, abi::kBuildCatalogForSnapshotSymbol,
+          abi::kLatestInlinedTableQuerySymbol, abi::kSubstituteSnapshotPlaceholdersSymbol,
+          abi::kSubstituteCatalogPlaceholdersSymbol, abi::kExecuteRetrialsServerSideSymbol}) {
+      EXPECT_TRUE(symbols.count(name)) << name;
+    }
+    ++checked;
   }
-  EXPECT_EQ(distinct.size(), abi::kManagerSlotCount) << "a method is declared for two slots";
-  for (const char* name :
-       {abi::kRegisterSymbol, abi::kConstructorSymbol, abi::kGetConnectionSymbol,
-        abi::kRunCommitLoopSymbol, abi::kBuildCatalogForSnapshotSymbol,
-        abi::kLatestInlinedTableQuerySymbol, abi::kSubstituteSnapshotPlaceholdersSymbol,
-        abi::kSubstituteCatalogPlaceholdersSymbol}) {
-    EXPECT_TRUE(symbols.count(name)) << name;
-  }
-  // The reader the catalog flag's offsets are read from, at its declared size.
+  EXPECT_GE(checked, 1u) << "the registries' DuckLake is always there";
+}
+
+// The pinned binary's reader the catalog flag's offsets are read from, at its declared size.
+TEST(NativeManagerAbi, TheCodeFactsAreOfThePinnedBinary) {
+  const auto symbols = ExportedSymbols(MORAINE_DUCKLAKE_EXTENSION);
   ASSERT_TRUE(symbols.count(abi::kExecuteRetrialsServerSideSymbol));
   EXPECT_EQ(symbols.at(abi::kExecuteRetrialsServerSideSymbol),
             abi::kExecuteRetrialsServerSideCode.size());
-  ASSERT_TRUE(symbols.count(abi::kVtableSymbol));
-  EXPECT_EQ(symbols.at(abi::kVtableSymbol),
-            (abi::kVtableHeaderWords + abi::kManagerSlotCount) * sizeof(void*));
-  EXPECT_STREQ(abi::ManagerSlotSymbols()[abi::kGetSnapshotSlot],
-               "_ZN6duckdb23DuckLakeMetadataManager11GetSnapshotEv");
 }
 
-TEST(NativeManagerAbi, TheLoadedVtableHoldsTheDeclaredMethodsAndADifferentOrderIsRefused) {
+TEST(NativeManagerAbi, TheLoadedDuckLakeIsFoundAmongTheKnownBuilds) {
   DuckLakeSession session;  // loads the pinned DuckLake into this process
   std::string why;
   auto module = DuckLakeModule::Find(&why);
   ASSERT_TRUE(module) << why;
-  EXPECT_EQ(
-      DuckLakeModule::CheckSlots(module->handle(), module->vtable(), abi::ManagerSlotSymbols()),
-      "");
+  EXPECT_STREQ(module->build().commit, ducklake_adapter::builds::kDuckLake_d8a1881e_v1_5_5.commit);
+  EXPECT_EQ(module->SlotOf(abi::ManagerMethod::kGetSnapshot), 42u);
+  EXPECT_EQ(module->SlotOf(abi::ManagerMethod::kLoadDuckLake), 16u);
+}
 
-  auto swapped = abi::ManagerSlotSymbols();
-  std::swap(swapped[abi::kGetSnapshotSlot], swapped[abi::kGetSnapshotSlot + 1]);
-  const std::string refusal =
+// A build whose vtable is in another order, or of another size, is not the
+// loaded DuckLake: the slot or the size is named, and with no build left
+// DuckLake's SQL serves, with every build's difference in the reason.
+TEST(NativeManagerAbi, AVtableOfAnotherOrderOrSizeIsRefusedWithTheReason) {
+  DuckLakeSession session;
+  std::string why;
+  auto module = DuckLakeModule::Find(&why);
+  ASSERT_TRUE(module) << why;
+  const auto& pinned = ducklake_adapter::builds::kDuckLake_d8a1881e_v1_5_5;
+  std::vector<const char*> swapped(pinned.slots.begin(), pinned.slots.end());
+  std::swap(swapped[42], swapped[43]);
+  const std::string order_refusal =
       DuckLakeModule::CheckSlots(module->handle(), module->vtable(), swapped);
-  EXPECT_NE(refusal.find("slot 42 "), std::string::npos) << refusal;
-  EXPECT_NE(refusal.find("holds _ZN6duckdb23DuckLakeMetadataManager11GetSnapshotEv"),
+  EXPECT_NE(order_refusal.find("slot 42 "), std::string::npos) << order_refusal;
+  EXPECT_NE(order_refusal.find("holds _ZN6duckdb23DuckLakeMetadataManager11GetSnapshotEv"),
             std::string::npos)
-      << refusal;
+      << order_refusal;
+
+  std::vector<const char*> longer(pinned.slots.begin(), pinned.slots.end());
+  longer.push_back(pinned.slots.back());
+  const std::string size_refusal =
+      DuckLakeModule::CheckSlots(module->handle(), module->vtable(), longer);
+  EXPECT_NE(size_refusal.find("vtable is 608 bytes, not the 616 of the declared 75 slots"),
+            std::string::npos)
+      << size_refusal;
+
+  const ducklake_adapter::DuckLakeBuildAbi others[] = {
+      {pinned.commit, pinned.release, swapped, pinned.layout},
+      {"0123456789abcdef", pinned.release, longer, pinned.layout}};
+  std::string none;
+  EXPECT_FALSE(DuckLakeModule::Find(others, &none));
+  EXPECT_NE(none.find("is none of the 2 DuckLake builds moraine knows for DuckDB v1.5.5"),
+            std::string::npos)
+      << none;
+  EXPECT_NE(none.find("DuckLake d8a1881e for DuckDB v1.5.5: slot 42 "), std::string::npos) << none;
+  EXPECT_NE(none.find("DuckLake 01234567 for DuckDB v1.5.5: the DuckLake metadata manager's "
+                      "vtable is 608 bytes"),
+            std::string::npos)
+      << none;
 }
 
 // The offsets of the catalog's retrials flag are used only while the loaded
@@ -137,10 +199,14 @@ TEST(NativeManagerAbi, RegistersOnceDuckLakeIsLoaded) {
   const auto status = NativeMetadataManager::CurrentStatus();
   EXPECT_EQ(status.state, NativeMetadataManager::State::kRegistered) << status.reason;
   EXPECT_NE(status.ducklake_path.find("ducklake.duckdb_extension"), std::string::npos);
-  const auto rows = session.Query("SELECT * FROM moraine_native_manager()");
+  EXPECT_EQ(status.ducklake_build, "d8a1881e for DuckDB v1.5.5");
+  EXPECT_EQ(status.kept_methods, "");
+  const auto rows = session.Query(
+      "SELECT state, ducklake_build, coalesce(kept_methods, 'none') FROM moraine_native_manager()");
   ASSERT_EQ(rows.size(), 1u);
-  ASSERT_EQ(rows[0].size(), 22u);
-  EXPECT_EQ(rows[0][0], "registered");
+  EXPECT_EQ(rows[0],
+            (std::vector<std::string>{"registered", "d8a1881e for DuckDB v1.5.5", "none"}));
+  EXPECT_EQ(session.Query("SELECT * FROM moraine_native_manager()")[0].size(), 26u);
 }
 
 // The manager registers as DuckLake loads, before any ATTACH, so that the

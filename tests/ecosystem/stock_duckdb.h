@@ -1,6 +1,7 @@
-// The stock DuckDB that users run, at the pinned version (the venv that
-// scripts/setup.sh installs): its CLI and its Python package, each given a SQL
-// script in a process of its own, with moraine installed as a user installs it.
+// The stock DuckDB that users run, at the pinned version (the venv and the
+// Node modules that scripts/setup.sh installs): its CLI, its Python package
+// and its Node client, each given a SQL script in a process of its own, with
+// moraine installed as a user installs it.
 #pragma once
 
 #include <fstream>
@@ -10,10 +11,18 @@
 
 namespace moraine::test {
 
-enum class FrontEnd { kCli, kPython };
+enum class FrontEnd { kCli, kPython, kNode };
 
 inline const char* Name(FrontEnd front_end) {
-  return front_end == FrontEnd::kCli ? "cli" : "python";
+  switch (front_end) {
+    case FrontEnd::kCli:
+      return "cli";
+    case FrontEnd::kPython:
+      return "python";
+    case FrontEnd::kNode:
+      return "node";
+  }
+  return "?";
 }
 
 // How a script brings moraine into the session: the README's three ways.
@@ -47,9 +56,9 @@ inline std::string Prelude(const std::string& extension_directory, MoraineFrom f
 }
 
 // Runs `script` (written to `script_path`) in a fresh process of the stock
-// CLI or Python. Output is CSV with headers either way (tests/ecosystem/
-// run_sql.py prints what the CLI's -csv mode prints); the first error stops
-// the script with exit status 1.
+// CLI, Python or Node. Output is CSV with headers every way (tests/ecosystem/
+// run_sql.py and run_sql.mjs print what the CLI's -csv mode prints); the first
+// error stops the script with exit status 1.
 inline ProcessResult RunStock(FrontEnd front_end, const std::string& script,
                               const std::string& script_path) {
   std::ofstream(script_path) << script;
@@ -58,6 +67,10 @@ inline ProcessResult RunStock(FrontEnd front_end, const std::string& script,
     // The README's line for the CLI: -unsigned allows an unsigned extension.
     return RunCommand(venv + "/bin/duckdb -unsigned -csv -bail -init /dev/null -f '" + script_path +
                       "' 2>&1 </dev/null");
+  }
+  if (front_end == FrontEnd::kNode) {
+    return RunCommand("NODE_PATH='" STOCK_NODE_MODULES "' node " RUN_SQL_NODE_SCRIPT " '" +
+                      script_path + "' 2>&1");
   }
   return RunCommand(venv + "/bin/python " RUN_SQL_SCRIPT " '" + script_path + "' 2>&1");
 }
