@@ -32,7 +32,7 @@
 
 #include "bench_sample.h"
 #include "duckdb.hpp"
-#include "duckdb_shim/host.h"
+#include "ducklake_adapter/host.h"
 
 namespace moraine::bench {
 namespace {
@@ -102,7 +102,7 @@ void MeasureWorkload(const Catalog& catalog, const Sizes& sizes, const std::file
                      Figures& figures) {
   FreshDir(dir);
   {
-    duckdb_shim::Host host;
+    ducklake_adapter::Host host;
     auto connection = host.Connect();
     Run(*connection, AttachSql(catalog, dir));
     Run(*connection, "CREATE TABLE lake.events (id BIGINT, payload VARCHAR)");
@@ -122,7 +122,7 @@ void MeasureWorkload(const Catalog& catalog, const Sizes& sizes, const std::file
   }
   std::vector<Sample> samples;
   for (int i = 0; i < sizes.attaches; ++i) {
-    duckdb_shim::Host host;
+    ducklake_adapter::Host host;
     auto connection = host.Connect();
     samples.push_back(Time(*connection, AttachSql(catalog, dir)));
     Run(*connection, "DETACH lake");
@@ -133,7 +133,7 @@ void MeasureWorkload(const Catalog& catalog, const Sizes& sizes, const std::file
 void MeasureHistory(const Catalog& catalog, const Sizes& sizes, const std::filesystem::path& dir,
                     Figures& figures) {
   FreshDir(dir);
-  duckdb_shim::Host host;
+  ducklake_adapter::Host host;
   auto connection = host.Connect();
   Run(*connection, AttachSql(catalog, dir));
   Run(*connection, "CREATE TABLE lake.probe (id BIGINT, payload VARCHAR)");
@@ -182,7 +182,7 @@ double StatementsPerCommit(duckdb::Connection& connection, const std::vector<std
 
 void MeasureStatements(const Catalog& catalog, const std::filesystem::path& dir, Figures& figures) {
   FreshDir(dir);
-  duckdb_shim::Host host;
+  ducklake_adapter::Host host;
   auto connection = host.Connect();
   Run(*connection, AttachSql(catalog, dir));
   Run(*connection, "CREATE TABLE lake.events (id BIGINT, payload VARCHAR)");

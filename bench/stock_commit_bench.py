@@ -160,13 +160,23 @@ def attach_and_count(attach):
     return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
 
 
-def native_manager(con):
-    """moraine_native_manager() of this process: the state, the reason if it
-    fell back, and the reads it answered natively."""
-    state, reason, build, kept, snapshots, catalogs, retry, retry_reason = con.execute(
-        "SELECT state, reason, ducklake_build, kept_methods, native_snapshot_reads, "
-        "native_catalog_reads, in_catalog_retry, in_catalog_retry_reason "
-        "FROM moraine_native_manager()").fetchone()
+NATIVE_COUNTERS = ("native_snapshot_reads", "native_catalog_reads")
+
+
+def native_counters(con):
+    """moraine_native_manager()'s read counters: they count for the whole
+    process, so each catalog's share is the difference across its run."""
+    return con.execute(
+        f"SELECT {', '.join(NATIVE_COUNTERS)} FROM moraine_native_manager()").fetchone()
+
+
+def native_manager(con, before):
+    """moraine_native_manager() of this process: the state, the DuckLake build
+    it serves (or why not), and the reads it answered natively since `before`."""
+    state, reason, build, kept, retry, retry_reason = con.execute(
+        "SELECT state, reason, ducklake_build, kept_methods, in_catalog_retry, "
+        "in_catalog_retry_reason FROM moraine_native_manager()").fetchone()
+    snapshots, catalogs = (now - then for now, then in zip(native_counters(con), before))
     text = f"{state}{f' ({reason})' if reason else ''}, DuckLake {build}"
     if kept:
         text += f", DuckLake's own answers of {kept}"
@@ -182,6 +192,7 @@ def measure(name, attach_of):
     try:
         attach = attach_of(scratch)
         con = connect(scratch)
+        counters_before = native_counters(con)
         con.execute(attach)
         con.execute("CREATE TABLE lake.t(a INTEGER, b VARCHAR)")
         con.execute("CREATE TABLE lake.h(a INTEGER, b VARCHAR)")
@@ -216,7 +227,7 @@ def measure(name, attach_of):
             con.execute(f"INSERT INTO lake.g VALUES ({i})")
         result["insert_h"] = per_commit(con, inserts(10**6))
         if name.startswith("moraine"):
-            result["manager"] = native_manager(con)
+            result["manager"] = native_manager(con, counters_before)
         con.close()
         result["attach_h"] = attach_and_count(attach)
         return result

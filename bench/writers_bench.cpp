@@ -30,7 +30,7 @@
 
 #include "bench/postgres_server.h"
 #include "duckdb.hpp"
-#include "duckdb_shim/host.h"
+#include "ducklake_adapter/host.h"
 #include "support/etcd_cluster.h"
 #include "support/writer_processes.h"
 #include "util/temp_dir.h"
@@ -78,7 +78,7 @@ Figures Run(const Catalog& catalog, int writers, double seconds) {
   const std::string files = scratch.string() + "/";
   const std::vector<std::string> setup = catalog.new_lake(files);
   {
-    duckdb_shim::Host host;
+    ducklake_adapter::Host host;
     auto connection = host.Connect();
     std::vector<std::string> statements = setup;
     for (int w = 0; w < writers; ++w) {

@@ -8,7 +8,7 @@
 
 #include "cli/line_reader.h"
 #include "duckdb.hpp"
-#include "duckdb_shim/host.h"
+#include "ducklake_adapter/host.h"
 
 namespace moraine::cli {
 namespace {
@@ -72,9 +72,9 @@ int RunInteractive(duckdb::Connection& connection, OutputFormat format) {
 }  // namespace
 
 int RunSql(const SqlOptions& options) {
-  duckdb_shim::HostOptions host_options;
+  ducklake_adapter::HostOptions host_options;
   host_options.database_path = options.database;
-  duckdb_shim::Host host(host_options);
+  ducklake_adapter::Host host(host_options);
   auto connection = host.Connect();
 
   if (!options.commands.empty()) {

@@ -20,7 +20,7 @@
 #include "cli/sqllogictest_parser.h"
 #include "duckdb.hpp"
 #include "duckdb/common/crypto/md5.hpp"
-#include "duckdb_shim/host.h"
+#include "ducklake_adapter/host.h"
 #include "util/strings.h"
 #include "util/temp_dir.h"
 
@@ -238,9 +238,9 @@ class FileRun {
     connection_.reset();
     host_.reset();
     database_path_ = path;
-    duckdb_shim::HostOptions host_options;
+    ducklake_adapter::HostOptions host_options;
     host_options.database_path = path;
-    host_ = std::make_unique<duckdb_shim::Host>(host_options);
+    host_ = std::make_unique<ducklake_adapter::Host>(host_options);
     connection_ = host_->Connect();
     Setup(*connection_);
     for (const auto& extension : loaded_extensions_) connection_->Query("LOAD " + extension);
@@ -772,7 +772,7 @@ class FileRun {
 
   slt::SubstitutionContext substitution_;
   std::string env_scratch_;
-  std::unique_ptr<duckdb_shim::Host> host_;
+  std::unique_ptr<ducklake_adapter::Host> host_;
   std::unique_ptr<duckdb::Connection> connection_;
   std::map<std::string, std::unique_ptr<duckdb::Connection>> named_;
   std::string database_path_;

@@ -5,7 +5,7 @@
 
 #include "cli/result_format.h"
 #include "duckdb.hpp"
-#include "duckdb_shim/host.h"
+#include "ducklake_adapter/host.h"
 
 namespace moraine::cli {
 namespace {
@@ -23,7 +23,7 @@ int RunTour(const std::string& work_dir) {
   fs::remove_all(root);
   fs::create_directories(root / "files");
 
-  duckdb_shim::Host host;
+  ducklake_adapter::Host host;
   auto connection = host.Connect();
 
   const std::string store = (root / "lake.moraine").string();

@@ -7,7 +7,6 @@
 #include "duckdb/main/extension/extension_loader.hpp"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
-#include "duckdb_shim/native_metadata_manager.h"
 #include "duckdb_shim/tool_values.h"
 #include "store/error.h"
 #include "tools/column_lineage.h"
@@ -250,85 +249,6 @@ duckdb::unique_ptr<duckdb::FunctionData> InspectBind(duckdb::ClientContext& cont
       [](const store::KvSnapshot& snapshot) { return tools::TakeCensus(snapshot).census; });
 }
 
-duckdb::unique_ptr<duckdb::FunctionData> NativeManagerBind(
-    duckdb::ClientContext&, duckdb::TableFunctionBindInput&,
-    duckdb::vector<duckdb::LogicalType>& types, duckdb::vector<duckdb::string>& names) {
-  // In the order NativeManagerStatus fills them.
-  names = {"state",
-           "reason",
-           "ducklake",
-           "managers_created",
-           "native_snapshot_reads",
-           "native_stats_reads",
-           "native_column_id_reads",
-           "native_catalog_reads",
-           "catalog_cache_hits",
-           "catalog_cache_rereads",
-           "catalog_full_reads",
-           "in_catalog_retry",
-           "in_catalog_commits",
-           "native_conflict_checks",
-           "native_catalog_queries",
-           "native_inlined_table_lookups",
-           "staged_batch_statements",
-           "sql_batch_statements",
-           "rebase",
-           "rebased_commits",
-           "native_row_counts",
-           "native_attach_reads",
-           "ducklake_build",
-           "kept_methods",
-           "in_catalog_retry_reason",
-           "rebase_reason"};
-  types.assign(3, duckdb::LogicalType::VARCHAR);
-  types.resize(11, duckdb::LogicalType::UBIGINT);
-  types.push_back(duckdb::LogicalType::BOOLEAN);
-  types.resize(18, duckdb::LogicalType::UBIGINT);
-  types.push_back(duckdb::LogicalType::BOOLEAN);
-  types.resize(22, duckdb::LogicalType::UBIGINT);
-  types.resize(26, duckdb::LogicalType::VARCHAR);
-  return duckdb::make_uniq<duckdb::TableFunctionData>();
-}
-
-// moraine_native_manager(): whether moraine's DuckLake metadata manager is
-// registered in this process, why not, and how often it answered.
-void NativeManagerStatus(duckdb::ClientContext&, duckdb::TableFunctionInput& input,
-                         duckdb::DataChunk& output) {
-  auto& state = input.global_state->Cast<RunOnceState>();
-  if (state.done) return;
-  state.done = true;
-  const auto status = NativeMetadataManager::CurrentStatus();
-  output.SetCardinality(1);
-  output.SetValue(0, 0, duckdb::Value(NativeMetadataManager::StateName(status.state)));
-  output.SetValue(1, 0, status.reason.empty() ? duckdb::Value() : duckdb::Value(status.reason));
-  output.SetValue(
-      2, 0, status.ducklake_path.empty() ? duckdb::Value() : duckdb::Value(status.ducklake_path));
-  output.SetValue(3, 0, duckdb::Value::UBIGINT(status.managers_created));
-  output.SetValue(4, 0, duckdb::Value::UBIGINT(status.native_snapshot_reads));
-  output.SetValue(5, 0, duckdb::Value::UBIGINT(status.native_stats_reads));
-  output.SetValue(6, 0, duckdb::Value::UBIGINT(status.native_column_id_reads));
-  output.SetValue(7, 0, duckdb::Value::UBIGINT(status.native_catalog_reads));
-  output.SetValue(8, 0, duckdb::Value::UBIGINT(status.catalog_cache_hits));
-  output.SetValue(9, 0, duckdb::Value::UBIGINT(status.catalog_cache_rereads));
-  output.SetValue(10, 0, duckdb::Value::UBIGINT(status.catalog_full_reads));
-  output.SetValue(11, 0, duckdb::Value::BOOLEAN(status.in_catalog_retry));
-  output.SetValue(12, 0, duckdb::Value::UBIGINT(status.in_catalog_commits));
-  output.SetValue(13, 0, duckdb::Value::UBIGINT(status.native_conflict_checks));
-  output.SetValue(14, 0, duckdb::Value::UBIGINT(status.native_catalog_queries));
-  output.SetValue(15, 0, duckdb::Value::UBIGINT(status.native_inlined_table_lookups));
-  output.SetValue(16, 0, duckdb::Value::UBIGINT(status.staged_batch_statements));
-  output.SetValue(17, 0, duckdb::Value::UBIGINT(status.sql_batch_statements));
-  output.SetValue(18, 0, duckdb::Value::BOOLEAN(status.rebase));
-  output.SetValue(19, 0, duckdb::Value::UBIGINT(status.rebased_commits));
-  output.SetValue(20, 0, duckdb::Value::UBIGINT(status.native_row_counts));
-  output.SetValue(21, 0, duckdb::Value::UBIGINT(status.native_attach_reads));
-  const std::string* texts[] = {&status.ducklake_build, &status.kept_methods,
-                                &status.in_catalog_retry_reason, &status.rebase_reason};
-  for (size_t i = 0; i < std::size(texts); ++i) {
-    output.SetValue(22 + i, 0, texts[i]->empty() ? duckdb::Value() : duckdb::Value(*texts[i]));
-  }
-}
-
 }  // namespace
 
 void RegisterSqlFunctions(duckdb::DatabaseInstance& database) {
@@ -354,10 +274,6 @@ void RegisterSqlFunctions(duckdb::DatabaseInstance& database) {
       duckdb::TableFunction("moraine_verify", {text}, ScanTool, VerifyBind, InitToolScan));
   loader.RegisterFunction(
       duckdb::TableFunction("moraine_inspect", {text}, ScanTool, InspectBind, InitToolScan));
-  loader.RegisterFunction(duckdb::TableFunction("moraine_native_manager", {}, NativeManagerStatus,
-                                                NativeManagerBind, InitRunOnce));
-  // DuckLake may have been loaded before moraine.
-  NativeMetadataManager::EnsureRegistered();
 }
 
 }  // namespace moraine::duckdb_shim

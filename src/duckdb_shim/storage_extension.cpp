@@ -10,12 +10,10 @@
 #include "duckdb/main/attached_database.hpp"
 #include "duckdb/main/config.hpp"
 #include "duckdb/parser/parsed_data/attach_info.hpp"
-#include "duckdb/planner/extension_callback.hpp"
 #include "duckdb/storage/storage_extension.hpp"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
 #include "duckdb_shim/moraine_transaction_manager.h"
-#include "duckdb_shim/native_metadata_manager.h"
 #include "store/error.h"
 
 namespace moraine::duckdb_shim {
@@ -33,8 +31,14 @@ bool NativeManagerOption(duckdb::AttachOptions& options) {
   return enabled;
 }
 
+// What RegisterStorageExtension was given, kept with the storage extension.
+struct MoraineStorageInfo final : public duckdb::StorageExtensionInfo {
+  explicit MoraineStorageInfo(AttachHook hook) : on_attach(hook) {}
+  AttachHook on_attach;
+};
+
 duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
-    duckdb::optional_ptr<duckdb::StorageExtensionInfo>, duckdb::ClientContext&,
+    duckdb::optional_ptr<duckdb::StorageExtensionInfo> storage_info, duckdb::ClientContext&,
     duckdb::AttachedDatabase& db, const duckdb::string&, duckdb::AttachInfo& info,
     duckdb::AttachOptions& options) {
   const bool read_only = options.access_mode == duckdb::AccessMode::READ_ONLY;
@@ -68,10 +72,9 @@ duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
   auto catalog = duckdb::make_uniq<MoraineCatalog>(db, CatalogStore::Of(std::move(store), shape),
                                                    std::move(open_nested));
   catalog->set_native_manager(native_manager);
-  // DuckLake attaches its metadata catalog after it is loaded and before the
-  // transactions that read it: the last moment moraine can register, for a
-  // DuckLake whose load no extension callback saw.
-  NativeMetadataManager::EnsureRegistered();
+  if (storage_info) {
+    if (auto hook = static_cast<MoraineStorageInfo&>(*storage_info).on_attach) hook();
+  }
   return catalog;
 }
 
@@ -84,30 +87,13 @@ duckdb::unique_ptr<duckdb::TransactionManager> CreateTransactionManager(
 
 }  // namespace
 
-namespace {
-
-// Registers moraine's DuckLake metadata manager once DuckLake is loaded.
-class RegisterWhenDuckLakeLoads final : public duckdb::ExtensionCallback {
- public:
-  void OnExtensionLoaded(duckdb::DatabaseInstance&, const duckdb::string& name) override {
-    if (name == "ducklake") NativeMetadataManager::EnsureRegistered();
-  }
-};
-
-}  // namespace
-
-void RegisterStorageExtension(duckdb::DBConfig& config) {
+void RegisterStorageExtension(duckdb::DBConfig& config, AttachHook on_attach) {
   auto extension = duckdb::make_shared_ptr<duckdb::StorageExtension>();
   extension->attach = AttachMoraine;
   // DuckDB only routes an ATTACH to an extension that provides both hooks.
   extension->create_transaction_manager = CreateTransactionManager;
+  extension->storage_info = duckdb::make_shared_ptr<MoraineStorageInfo>(on_attach);
   duckdb::StorageExtension::Register(config, "moraine", std::move(extension));
-  // The native manager registers as soon as DuckLake is loaded, before or
-  // after moraine, so that the first ATTACH's manager is moraine's too (its
-  // attach reads among them). Registering at the first ATTACH still covers
-  // a DuckLake loaded any other way.
-  NativeMetadataManager::EnsureRegistered();
-  duckdb::ExtensionCallback::Register(config, duckdb::make_shared_ptr<RegisterWhenDuckLakeLoads>());
 }
 
 }  // namespace moraine::duckdb_shim

@@ -8,8 +8,16 @@ class DBConfig;
 
 namespace moraine::duckdb_shim {
 
-// Registers the `moraine` storage extension in a database configuration.
-// Must run before the database is opened, so every ATTACH can find it.
-void RegisterStorageExtension(duckdb::DBConfig& config);
+// Called at every ATTACH of a moraine catalog, after the catalog is open and
+// before any transaction reads it. DuckLake attaches its metadata catalog
+// after it is loaded and before it reads it, so this is where a layer above
+// (the DuckLake adapter's native manager) learns of a DuckLake whose load it
+// did not see.
+using AttachHook = void (*)();
+
+// Registers the `moraine` storage extension in a database configuration,
+// before the database is opened (the host) or as moraine loads into it (the
+// loadable extension), so every later ATTACH finds it. `on_attach` may be null.
+void RegisterStorageExtension(duckdb::DBConfig& config, AttachHook on_attach = nullptr);
 
 }  // namespace moraine::duckdb_shim

@@ -8,14 +8,14 @@
 #include <cstdint>
 #include <string_view>
 
-#include "duckdb_shim/ducklake_catalog_abi.h"
 #include "ducklake_adapter/declared_layouts.h"
+#include "ducklake_adapter/ducklake_catalog_abi.h"
 #include "ducklake_adapter/known_ducklake_builds.h"
 
 namespace moraine::ducklake_adapter {
 namespace {
 
-using namespace duckdb_shim::ducklake_abi;
+using namespace ducklake_adapter::ducklake_abi;
 
 // offsetof on classes that are not standard-layout (they hold std::string) is
 // what the generator measures DuckLake's structs with, and GCC answers it.

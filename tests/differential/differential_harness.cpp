@@ -14,7 +14,7 @@
 
 #include "catalog/ducklake_tables.h"
 #include "duckdb.hpp"
-#include "duckdb_shim/host.h"
+#include "ducklake_adapter/host.h"
 #include "support/temp_dir.h"
 #include "tools/store_verifier.h"
 #include "tools/tool_store.h"
@@ -533,7 +533,7 @@ class Lakes {
   // maintenance call (see Run). Moraine's side is read after every statement.
   std::map<std::string, Outcome> stock_snapshots_;
   test::TempDir dir_;
-  duckdb_shim::Host host_;
+  ducklake_adapter::Host host_;
   std::unique_ptr<duckdb::Connection> moraine_;
   std::unique_ptr<duckdb::Connection> stock_;
   std::unique_ptr<duckdb::Connection> check_;

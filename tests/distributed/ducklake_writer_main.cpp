@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "duckdb.hpp"
-#include "duckdb_shim/host.h"
+#include "ducklake_adapter/host.h"
 
 namespace {
 
@@ -92,7 +92,7 @@ std::string OneLine(std::string text) {
 
 int main(int argc, char** argv) {
   const Args args = Parse(argc, argv);
-  moraine::duckdb_shim::Host host;
+  moraine::ducklake_adapter::Host host;
   auto connection = host.Connect();
   // DuckLake's catalog cache has an upstream race with several threads.
   std::vector<std::string> setup = {"SET threads = 1"};

@@ -18,7 +18,7 @@
 
 #include "catalog/ducklake_tables.h"
 #include "duckdb.hpp"
-#include "duckdb_shim/host.h"
+#include "ducklake_adapter/host.h"
 #include "support/must_query.h"
 #include "support/temp_dir.h"
 
@@ -105,7 +105,7 @@ class CatalogDuckLakeTablesE2e : public ::testing::Test {
   }
 
   test::TempDir dir_;
-  duckdb_shim::Host host_;
+  ducklake_adapter::Host host_;
   std::unique_ptr<duckdb::Connection> connection_;
 };
 

@@ -10,15 +10,15 @@
 
 #include "duckdb/catalog/catalog.hpp"
 #include "duckdb/main/client_context.hpp"
-#include "duckdb_shim/commit_batch_stager.h"
 #include "duckdb_shim/moraine_catalog.h"
+#include "ducklake_adapter/commit_batch_stager.h"
 #include "support/ducklake_session.h"
 #include "support/temp_dir.h"
 
 namespace moraine {
 namespace {
 
-using duckdb_shim::CommitBatchStager;
+using ducklake_adapter::CommitBatchStager;
 using test::Rows;
 
 std::string Replace(std::string text, const std::string& from, const std::string& to) {

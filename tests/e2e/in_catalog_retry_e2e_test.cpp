@@ -18,14 +18,14 @@
 #include <thread>
 #include <vector>
 
-#include "duckdb_shim/native_metadata_manager.h"
+#include "ducklake_adapter/native_metadata_manager.h"
 #include "support/ducklake_session.h"
 #include "support/temp_dir.h"
 
 namespace moraine::test {
 namespace {
 
-using duckdb_shim::NativeMetadataManager;
+using ducklake_adapter::NativeMetadataManager;
 
 constexpr int kConnections = 8;
 constexpr int kCommitsEach = 25;

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-#include "duckdb_shim/native_metadata_manager.h"
+#include "ducklake_adapter/native_metadata_manager.h"
 #include "support/ducklake_session.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
@@ -72,12 +72,12 @@ TEST_F(MetadataSchemas, TheNativeManagerServesANestedLakeAsDuckLakesSqlDoes) {
     session.Run(Attach("base_" + lake, "root_" + lake));
     session.Run("CREATE TABLE base_" + lake + ".t(a INTEGER)");
     session.Run(Attach(lake, "nested_" + lake, options));
-    const auto before = duckdb_shim::NativeMetadataManager::CurrentStatus();
+    const auto before = ducklake_adapter::NativeMetadataManager::CurrentStatus();
     session.Run("CREATE TABLE " + lake + ".t(a INTEGER, b VARCHAR)");
     session.Run("INSERT INTO " + lake + ".t VALUES (1, 'x'), (2, 'y')");
     session.Run("ALTER TABLE " + lake + ".t ADD COLUMN c DOUBLE");
     session.Run("INSERT INTO " + lake + ".t VALUES (3, 'z', 1.5)");
-    const auto after = duckdb_shim::NativeMetadataManager::CurrentStatus();
+    const auto after = ducklake_adapter::NativeMetadataManager::CurrentStatus();
     if (options.empty()) {
       EXPECT_GT(after.native_snapshot_reads, before.native_snapshot_reads);
       EXPECT_GT(after.native_catalog_reads, before.native_catalog_reads);

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "duckdb_shim/ducklake_manager_abi.h"
-#include "duckdb_shim/ducklake_module.h"
-#include "duckdb_shim/latest_inlined_table_result.h"
-#include "duckdb_shim/native_metadata_manager.h"
+#include "ducklake_adapter/ducklake_manager_abi.h"
+#include "ducklake_adapter/ducklake_module.h"
 #include "ducklake_adapter/known_ducklake_builds.h"
+#include "ducklake_adapter/latest_inlined_table_result.h"
+#include "ducklake_adapter/native_metadata_manager.h"
 #include "support/ducklake_session.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
@@ -26,9 +26,9 @@
 namespace moraine::test {
 namespace {
 
-namespace abi = duckdb_shim::ducklake_abi;
-using duckdb_shim::DuckLakeModule;
-using duckdb_shim::NativeMetadataManager;
+namespace abi = ducklake_adapter::ducklake_abi;
+using ducklake_adapter::DuckLakeModule;
+using ducklake_adapter::NativeMetadataManager;
 
 // name -> size of every dynamic symbol `file` defines.
 std::map<std::string, uint64_t> ExportedSymbols(const std::string& file) {
@@ -510,17 +510,17 @@ TEST(NativeManager, TheNewestInlinedTableOfACommitIsLookedUpInTheStore) {
   std::string why;
   auto module = DuckLakeModule::Find(&why);
   ASSERT_TRUE(module) << why;
-  auto text_for = reinterpret_cast<duckdb_shim::LatestInlinedTableQueryFunction>(
+  auto text_for = reinterpret_cast<ducklake_adapter::LatestInlinedTableQueryFunction>(
       module->Symbol(abi::kLatestInlinedTableQuerySymbol));
   ASSERT_NE(text_for, nullptr);
-  EXPECT_EQ(duckdb_shim::LatestInlinedTableQueryOf(text_for, text_for(7) + ";"), 7);
-  EXPECT_EQ(duckdb_shim::LatestInlinedTableQueryOf(text_for, text_for(12)), 12);
-  EXPECT_EQ(duckdb_shim::LatestInlinedTableQueryOf(text_for, text_for(7) + " OR true;"),
+  EXPECT_EQ(ducklake_adapter::LatestInlinedTableQueryOf(text_for, text_for(7) + ";"), 7);
+  EXPECT_EQ(ducklake_adapter::LatestInlinedTableQueryOf(text_for, text_for(12)), 12);
+  EXPECT_EQ(ducklake_adapter::LatestInlinedTableQueryOf(text_for, text_for(7) + " OR true;"),
             std::nullopt);
   std::string other_table = text_for(7);
   other_table.replace(other_table.rfind('7'), 1, "8");
-  EXPECT_EQ(duckdb_shim::LatestInlinedTableQueryOf(text_for, other_table), std::nullopt);
-  EXPECT_EQ(duckdb_shim::LatestInlinedTableQueryOf(text_for, "SELECT 1"), std::nullopt);
+  EXPECT_EQ(ducklake_adapter::LatestInlinedTableQueryOf(text_for, other_table), std::nullopt);
+  EXPECT_EQ(ducklake_adapter::LatestInlinedTableQueryOf(text_for, "SELECT 1"), std::nullopt);
 }
 
 // The catalog kept at the head is shared by every connection of the process

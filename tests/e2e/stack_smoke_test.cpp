@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "duckdb.hpp"
-#include "duckdb_shim/host.h"
+#include "ducklake_adapter/host.h"
 #include "support/must_query.h"
 #include "support/temp_dir.h"
 
@@ -16,7 +16,7 @@ using test::MustQuery;
 
 TEST(StackSmoke, DuckLakeOnStockCatalogEvolvesAndTimeTravels) {
   test::TempDir dir;
-  duckdb_shim::Host host;
+  ducklake_adapter::Host host;
   auto connection = host.Connect();
   MustQuery(*connection, "ATTACH 'ducklake:" + dir.path("stock.ducklake") +
                              "' AS lake (DATA_PATH '" + dir.path("files") + "/')");
@@ -34,7 +34,7 @@ TEST(StackSmoke, DuckLakeOnStockCatalogEvolvesAndTimeTravels) {
 
 TEST(StackSmoke, MoraineStorageExtensionIsRegistered) {
   test::TempDir dir;
-  duckdb_shim::Host host;
+  ducklake_adapter::Host host;
   auto connection = host.Connect();
   // `TYPE moraine` reaches our storage extension, which opens (and creates)
   // the store directory.
@@ -52,7 +52,7 @@ TEST(StackSmoke, MoraineStorageExtensionIsRegistered) {
 }
 
 TEST(StackSmoke, DuckLakeLoadsWithoutNetwork) {
-  duckdb_shim::Host host;
+  ducklake_adapter::Host host;
   auto connection = host.Connect();
   auto result = MustQuery(
       *connection, "SELECT loaded FROM duckdb_extensions() WHERE extension_name = 'ducklake'");

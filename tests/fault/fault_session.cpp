@@ -7,14 +7,14 @@
 #include <string>
 
 #include "duckdb.hpp"
-#include "duckdb_shim/host.h"
+#include "ducklake_adapter/host.h"
 
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << "usage: fault_session ATTACH-STATEMENT [STATEMENT...]\n";
     return 2;
   }
-  moraine::duckdb_shim::Host host;
+  moraine::ducklake_adapter::Host host;
   auto connection = host.Connect();
   for (int i = 1; i < argc; ++i) {
     auto result = connection->Query(argv[i]);

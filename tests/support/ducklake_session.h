@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "duckdb.hpp"
-#include "duckdb_shim/host.h"
+#include "ducklake_adapter/host.h"
 
 namespace moraine::test {
 
@@ -60,10 +60,10 @@ class DuckLakeSession {
   }
 
   duckdb::Connection& connection() { return *connection_; }
-  duckdb_shim::Host& host() { return host_; }
+  ducklake_adapter::Host& host() { return host_; }
 
  private:
-  duckdb_shim::Host host_;
+  ducklake_adapter::Host host_;
   std::unique_ptr<duckdb::Connection> connection_;
 };
 

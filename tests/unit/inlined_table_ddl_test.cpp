@@ -1,11 +1,11 @@
 // Reading DuckLake's inlined data table DDL without DuckDB's parser: the one
 // form DuckLake writes is read exactly (names unquoted, types as written),
 // and everything else is left whole for DuckDB.
-#include "duckdb_shim/inlined_table_ddl.h"
+#include "ducklake_adapter/inlined_table_ddl.h"
 
 #include <gtest/gtest.h>
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 namespace {
 
 using Columns = std::vector<std::pair<std::string, std::string>>;
@@ -85,4 +85,4 @@ TEST(InlinedTableDdl, ABatchWhoseStatementsCannotBeCutSafelyIsNotCut) {
 }
 
 }  // namespace
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

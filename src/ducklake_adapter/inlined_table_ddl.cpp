@@ -1,9 +1,9 @@
-#include "duckdb_shim/inlined_table_ddl.h"
+#include "ducklake_adapter/inlined_table_ddl.h"
 
 #include <array>
 #include <cctype>
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 namespace {
 
 bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
@@ -235,4 +235,4 @@ std::optional<std::vector<BatchSegment>> SplitAtInlinedTableDdl(std::string_view
   return segments;
 }
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

@@ -20,10 +20,10 @@
 #include <span>
 #include <string>
 
-#include "duckdb_shim/ducklake_manager_abi.h"
 #include "ducklake_adapter/ducklake_build_abi.h"
+#include "ducklake_adapter/ducklake_manager_abi.h"
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 
 class DuckLakeModule {
  public:
@@ -84,4 +84,4 @@ class DuckLakeModule {
   ducklake_adapter::DuckLakeBuildAbi build_{};
 };
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

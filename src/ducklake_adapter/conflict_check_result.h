@@ -20,10 +20,10 @@
 #include "duckdb/main/client_context.hpp"
 #include "duckdb/main/query_result.hpp"
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 
 duckdb::unique_ptr<duckdb::QueryResult> ConflictCheckResult(
     duckdb::ClientContext& context, const commit::SnapshotCounters& head,
     const std::vector<std::string>& changes_after, const std::vector<commit::TableStats>& stats);
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

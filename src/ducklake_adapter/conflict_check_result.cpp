@@ -1,10 +1,10 @@
-#include "duckdb_shim/conflict_check_result.h"
+#include "ducklake_adapter/conflict_check_result.h"
 
 #include <optional>
 
-#include "duckdb_shim/result_rows.h"
+#include "ducklake_adapter/result_rows.h"
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 namespace {
 
 using duckdb::LogicalType;
@@ -86,4 +86,4 @@ duckdb::unique_ptr<duckdb::QueryResult> ConflictCheckResult(
   return rows.Finish(context.GetClientProperties());
 }
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

@@ -1,4 +1,4 @@
-#include "duckdb_shim/native_metadata_manager.h"
+#include "ducklake_adapter/native_metadata_manager.h"
 
 #include <array>
 #include <atomic>
@@ -22,19 +22,26 @@
 #include "duckdb/planner/tableref/bound_at_clause.hpp"
 #include "duckdb/transaction/transaction.hpp"
 #include "duckdb/transaction/transaction_manager.hpp"
-#include "duckdb_shim/catalog_query_results.h"
-#include "duckdb_shim/commit_batch_stager.h"
 #include "duckdb_shim/commit_loop_state.h"
-#include "duckdb_shim/conflict_check_result.h"
-#include "duckdb_shim/ducklake_catalog_abi.h"
-#include "duckdb_shim/ducklake_manager_abi.h"
-#include "duckdb_shim/ducklake_module.h"
-#include "duckdb_shim/latest_inlined_table_result.h"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
 #include "duckdb_shim/moraine_transaction_manager.h"
+#include "ducklake_adapter/catalog_query_results.h"
+#include "ducklake_adapter/commit_batch_stager.h"
+#include "ducklake_adapter/conflict_check_result.h"
+#include "ducklake_adapter/ducklake_catalog_abi.h"
+#include "ducklake_adapter/ducklake_manager_abi.h"
+#include "ducklake_adapter/ducklake_module.h"
+#include "ducklake_adapter/latest_inlined_table_result.h"
+#include "ducklake_adapter/manager_vtable_patch.h"
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
+
+using duckdb_shim::CatalogStore;
+using duckdb_shim::CommitLoopState;
+using duckdb_shim::MoraineCatalog;
+using duckdb_shim::MoraineTransaction;
+using duckdb_shim::MoraineTransactionManager;
 namespace {
 
 namespace abi = ducklake_abi;
@@ -144,13 +151,8 @@ struct Registration {
   NativeMetadataManager::State state = NativeMetadataManager::State::kWaiting;
   std::string reason = "DuckLake is not loaded in this process";
   std::optional<DuckLakeModule> module;
-  // The loaded build's vtable with moraine's slots, from its offset-to-top word on.
-  std::vector<void*> vtable;
-  // Where each method moraine replaces or calls sits in that vtable
-  // (kNoSlot: the build has no such method, and DuckLake's own stays).
-  std::array<size_t, abi::kManagerMethodCount> slot_of{};
-  // The methods the build lacks, whose answers stay DuckLake's.
-  std::string kept_methods;
+  // The loaded build's vtable with moraine's methods in it.
+  std::optional<ManagerVtablePatch> vtable;
   std::atomic<bool> registered{false};
   std::atomic<uint64_t> managers_created{0};
   std::atomic<uint64_t> native_snapshot_reads{0};
@@ -196,15 +198,9 @@ Registration& TheRegistration() {
   return *registration;
 }
 
-constexpr size_t kNoSlot = static_cast<size_t>(-1);
-
 // DuckLake's own method in `method`'s slot. Only replaced methods call it, and
-// a method is replaced only where the build has its slot.
-void* OriginalSlot(abi::ManagerMethod method) {
-  auto& registration = TheRegistration();
-  return registration.module
-      ->vtable()[abi::kVtableHeaderWords + registration.slot_of[static_cast<size_t>(method)]];
-}
+// a method is replaced only where the build has it and every method it calls.
+void* OriginalSlot(abi::ManagerMethod method) { return TheRegistration().vtable->Original(method); }
 
 template <class T>
 T& At(void* object, size_t offset) {
@@ -267,7 +263,7 @@ duckdb::unique_ptr<ManagerObject> CreateManager(void* ducklake_transaction) {
     throw;
   }
   StateOf(memory).ducklake_transaction = ducklake_transaction;
-  *static_cast<void**>(memory) = registration.vtable.data() + abi::kVtableHeaderWords;
+  *static_cast<void* const**>(memory) = registration.vtable->address_point();
   registration.managers_created.fetch_add(1, std::memory_order_relaxed);
   return duckdb::unique_ptr<ManagerObject>(static_cast<ManagerObject*>(memory));
 }
@@ -880,20 +876,19 @@ void NativeMetadataManager::EnsureRegistered() {
   }
   registration.module = std::move(module);
   const auto& build = registration.module->build();
-  registration.vtable.assign(
-      registration.module->vtable(),
-      registration.module->vtable() + abi::kVtableHeaderWords + build.slots.size());
+  ManagerVtablePatch::SlotOf slot_of;
   for (size_t method = 0; method < abi::kManagerMethodCount; ++method) {
-    registration.slot_of[method] =
-        registration.module->SlotOf(static_cast<abi::ManagerMethod>(method)).value_or(kNoSlot);
+    slot_of[method] = registration.module->SlotOf(static_cast<abi::ManagerMethod>(method));
   }
-  auto has = [&](abi::ManagerMethod method) {
-    return registration.slot_of[static_cast<size_t>(method)] != kNoSlot;
-  };
+  registration.vtable.emplace(std::vector<void*>(registration.module->vtable(),
+                                                 registration.module->vtable() +
+                                                     abi::kVtableHeaderWords + build.slots.size()),
+                              slot_of);
+  auto& vtable = *registration.vtable;
   // moraine's state lives in the object, so its deleting destructor must be
   // moraine's: a build without both destructors in their slots gets no manager.
-  if (!has(abi::ManagerMethod::kCompleteDestructor) ||
-      !has(abi::ManagerMethod::kDeletingDestructor)) {
+  if (!vtable.Replace(abi::ManagerMethod::kDeletingDestructor, AddressOf(&ManagerSlots::Delete),
+                      {abi::ManagerMethod::kCompleteDestructor})) {
     registration.state = State::kRefused;
     registration.reason =
         "the loaded DuckLake's manager has no virtual destructor where moraine "
@@ -902,42 +897,27 @@ void NativeMetadataManager::EnsureRegistered() {
                  registration.reason.c_str());
     return;
   }
-  // Puts `replacement` into `method`'s slot where the build has it, and says
-  // whether it did; what a build lacks keeps DuckLake's answers.
-  auto replace = [&](abi::ManagerMethod method, void* replacement, auto... also_called) {
-    for (abi::ManagerMethod needed : {method, also_called...}) {
-      if (!has(needed)) {
-        registration.kept_methods += std::string(registration.kept_methods.empty() ? "" : ", ") +
-                                     abi::ManagerMethodSymbol(needed);
-        return false;
-      }
-    }
-    registration
-        .vtable[abi::kVtableHeaderWords + registration.slot_of[static_cast<size_t>(method)]] =
-        replacement;
-    return true;
-  };
   using M = abi::ManagerMethod;
-  replace(M::kDeletingDestructor, AddressOf(&ManagerSlots::Delete), M::kCompleteDestructor);
-  replace(M::kMetadataExists, AddressOf(&ManagerSlots::MetadataExists));
-  replace(M::kLoadDuckLake, AddressOf(&ManagerSlots::LoadDuckLake));
-  replace(M::kGetSnapshot, AddressOf(&ManagerSlots::GetSnapshot));
-  replace(M::kGetGlobalTableStats, AddressOf(&ManagerSlots::GetGlobalTableStats));
-  replace(M::kGetNextColumnId, AddressOf(&ManagerSlots::GetNextColumnId));
-  replace(M::kGetSnapshotAt, AddressOf(&ManagerSlots::GetSnapshotAt));
-  replace(M::kGetNetDataFileRowCount, AddressOf(&ManagerSlots::GetNetDataFileRowCount));
-  replace(M::kGetNetInlinedRowCount, AddressOf(&ManagerSlots::GetNetInlinedRowCount));
-  replace(M::kGetInlinedDeletionTableName, AddressOf(&ManagerSlots::GetInlinedDeletionTableName));
+  vtable.Replace(M::kMetadataExists, AddressOf(&ManagerSlots::MetadataExists));
+  vtable.Replace(M::kLoadDuckLake, AddressOf(&ManagerSlots::LoadDuckLake));
+  vtable.Replace(M::kGetSnapshot, AddressOf(&ManagerSlots::GetSnapshot));
+  vtable.Replace(M::kGetGlobalTableStats, AddressOf(&ManagerSlots::GetGlobalTableStats));
+  vtable.Replace(M::kGetNextColumnId, AddressOf(&ManagerSlots::GetNextColumnId));
+  vtable.Replace(M::kGetSnapshotAt, AddressOf(&ManagerSlots::GetSnapshotAt));
+  vtable.Replace(M::kGetNetDataFileRowCount, AddressOf(&ManagerSlots::GetNetDataFileRowCount));
+  vtable.Replace(M::kGetNetInlinedRowCount, AddressOf(&ManagerSlots::GetNetInlinedRowCount));
+  vtable.Replace(M::kGetInlinedDeletionTableName,
+                 AddressOf(&ManagerSlots::GetInlinedDeletionTableName));
   registration.get_data_path = registration.module->Symbol(abi::kGetDataPathSymbol);
   registration.get_path_separator = registration.module->Symbol(abi::kGetPathSeparatorSymbol);
   registration.parse_quoted_list = registration.module->Symbol(abi::kParseQuotedListSymbol);
   const bool catalog_replaced =
       registration.get_data_path && registration.get_path_separator &&
       registration.parse_quoted_list &&
-      replace(M::kGetCatalogForSnapshot, AddressOf(&ManagerSlots::GetCatalogForSnapshot));
+      vtable.Replace(M::kGetCatalogForSnapshot, AddressOf(&ManagerSlots::GetCatalogForSnapshot));
   void* conflict_query_text = registration.module->Symbol(abi::kConflictCheckQuerySymbol);
   if (conflict_query_text &&
-      replace(M::kQueryAtSnapshot, AddressOf(&ManagerSlots::QueryAtSnapshot))) {
+      vtable.Replace(M::kQueryAtSnapshot, AddressOf(&ManagerSlots::QueryAtSnapshot))) {
     registration.conflict_check_query = reinterpret_cast<std::string (*)()>(conflict_query_text)();
     registration.latest_inlined_table_query = reinterpret_cast<LatestInlinedTableQueryFunction>(
         registration.module->Symbol(abi::kLatestInlinedTableQuerySymbol));
@@ -959,7 +939,7 @@ void NativeMetadataManager::EnsureRegistered() {
       registration.module->Symbol(abi::kSubstituteCatalogPlaceholdersSymbol);
   if (registration.substitute_snapshot_placeholders &&
       registration.substitute_catalog_placeholders) {
-    replace(M::kExecute, AddressOf(&ManagerSlots::ExecuteCommitBatch), M::kQuery);
+    vtable.Replace(M::kExecute, AddressOf(&ManagerSlots::ExecuteCommitBatch), {M::kQuery});
   }
   registration.run_commit_loop = registration.module->Symbol(abi::kRunCommitLoopSymbol);
   registration.in_catalog_retry_reason =
@@ -969,10 +949,11 @@ void NativeMetadataManager::EnsureRegistered() {
           : std::string("DuckLake does not export ") + abi::kRunCommitLoopSymbol;
   registration.in_catalog_retry = registration.in_catalog_retry_reason.empty();
   if (registration.in_catalog_retry &&
-      !replace(M::kFlushChangesServerSide, AddressOf(&ManagerSlots::FlushChangesServerSide))) {
+      !vtable.Replace(M::kFlushChangesServerSide,
+                      AddressOf(&ManagerSlots::FlushChangesServerSide))) {
     registration.in_catalog_retry = false;
     registration.in_catalog_retry_reason =
-        std::string("DuckLake has no ") + abi::ManagerMethodSymbol(M::kFlushChangesServerSide);
+        std::string("DuckLake has no ") + abi::ManagerMethodName(M::kFlushChangesServerSide);
   }
   if (registration.in_catalog_retry) {
     registration.rebase_reason = registration.module->CheckLastCommittedSnapshot();
@@ -1000,9 +981,9 @@ void NativeMetadataManager::EnsureRegistered() {
   }
   registration.state = State::kRegistered;
   registration.reason.clear();
-  if (!registration.kept_methods.empty()) {
+  if (!vtable.kept().empty()) {
     std::fprintf(stderr, "moraine: DuckLake %s keeps its own answers of: %s\n",
-                 std::string(build.commit).substr(0, 8).c_str(), registration.kept_methods.c_str());
+                 std::string(build.commit).substr(0, 8).c_str(), vtable.kept().c_str());
   }
   registration.registered.store(true, std::memory_order_release);
 }
@@ -1019,7 +1000,7 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
     status.ducklake_build =
         std::string(build.commit).substr(0, 8) + " for DuckDB " + std::string(build.release);
   }
-  status.kept_methods = registration.kept_methods;
+  if (registration.vtable) status.kept_methods = registration.vtable->kept();
   status.managers_created = registration.managers_created.load();
   status.native_snapshot_reads = registration.native_snapshot_reads.load();
   status.native_stats_reads = registration.native_stats_reads.load();
@@ -1056,4 +1037,4 @@ const char* NativeMetadataManager::StateName(State state) {
   return "unknown";
 }
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

@@ -16,9 +16,9 @@
 #include "duckdb/common/optional_idx.hpp"
 #include "duckdb/common/types/value.hpp"
 #include "duckdb/common/vector.hpp"
-#include "duckdb_shim/ducklake_manager_abi.h"
+#include "ducklake_adapter/ducklake_manager_abi.h"
 
-namespace moraine::duckdb_shim::ducklake_abi {
+namespace moraine::ducklake_adapter::ducklake_abi {
 
 struct SchemaIndex {
   uint64_t index;
@@ -159,4 +159,4 @@ inline constexpr const char* kGetPathSeparatorSymbol =
     "_ZN6duckdb23DuckLakeMetadataManager16GetPathSeparatorERKNSt7__cxx1112basic_stringIcSt11char_"
     "traitsIcESaIcEEE";
 
-}  // namespace moraine::duckdb_shim::ducklake_abi
+}  // namespace moraine::ducklake_adapter::ducklake_abi

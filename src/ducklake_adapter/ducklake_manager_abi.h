@@ -11,9 +11,10 @@
 //
 // What moraine relies on, and why each is safe:
 //   - `DuckLakeMetadataManager` is polymorphic; its vtable (exported as
-//     kVtableSymbol) holds kManagerSlotCount slots after the offset-to-top
-//     and typeinfo words. The symbol's size in the file says so, and each
-//     slot must hold the address of the exported method named for it.
+//     kVtableSymbol) holds, after the offset-to-top and typeinfo words, the
+//     slots the loaded build's ABI file lists. The symbol's size in the file
+//     says so, and each slot must hold the address of the exported method
+//     named for it.
 //   - The base class is constructed by its exported constructor into memory
 //     moraine allocates (kManagerAllocation bytes, far more than the base's
 //     ~280), so moraine never needs the base's field layout: it keeps its own
@@ -36,7 +37,7 @@
 
 #include "duckdb/common/vector.hpp"
 
-namespace moraine::duckdb_shim::ducklake_abi {
+namespace moraine::ducklake_adapter::ducklake_abi {
 
 // duckdb::DuckLakeSnapshot: four idx_t, in this order, nothing else.
 struct DuckLakeSnapshot {
@@ -132,6 +133,8 @@ inline constexpr size_t kManagerMethodCount = static_cast<size_t>(ManagerMethod:
 
 // The mangled name of `method`'s signature.
 const char* ManagerMethodSymbol(ManagerMethod method);
+// Its name as DuckLake's header declares it, for messages.
+const char* ManagerMethodName(ManagerMethod method);
 
 // The exported functions called directly.
 //   void SubstituteSnapshotPlaceholders(DuckLakeSnapshot, string &) const
@@ -265,4 +268,4 @@ inline constexpr size_t kCatalogLastCommittedSnapshotOffset = 0x3b0;
 inline constexpr size_t kManagerAllocation = 1024;
 inline constexpr size_t kManagerStateOffset = 768;
 
-}  // namespace moraine::duckdb_shim::ducklake_abi
+}  // namespace moraine::ducklake_adapter::ducklake_abi

@@ -1,12 +1,12 @@
-#include "duckdb_shim/latest_inlined_table_result.h"
+#include "ducklake_adapter/latest_inlined_table_result.h"
 
 #include <charconv>
 #include <vector>
 
 #include "commit/table_rows.h"
-#include "duckdb_shim/result_rows.h"
+#include "ducklake_adapter/result_rows.h"
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 
 std::optional<int64_t> LatestInlinedTableQueryOf(LatestInlinedTableQueryFunction text_for,
                                                  const std::string& query) {
@@ -50,4 +50,4 @@ duckdb::unique_ptr<duckdb::QueryResult> LatestInlinedTableResult(duckdb::ClientC
   return result.Finish(context.GetClientProperties());
 }
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

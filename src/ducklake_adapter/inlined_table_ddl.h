@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 
 struct InlinedTableDdl {
   std::string catalog;
@@ -43,4 +43,4 @@ std::optional<std::vector<BatchSegment>> SplitAtInlinedTableDdl(std::string_view
 // which DuckDB's parser refuses). nullopt otherwise.
 std::optional<InlinedTableDdl> ReadInlinedTableDdl(std::string_view statement);
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

@@ -48,7 +48,7 @@
 #include <cstdint>
 #include <string>
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 
 class NativeMetadataManager {
  public:
@@ -102,4 +102,4 @@ class NativeMetadataManager {
   static const char* StateName(State state);
 };
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

@@ -37,7 +37,7 @@
 #include "duckdb/common/enums/on_create_conflict.hpp"
 #include "duckdb/main/query_result.hpp"
 #include "duckdb_shim/catalog_store.h"
-#include "duckdb_shim/inlined_table_ddl.h"
+#include "ducklake_adapter/inlined_table_ddl.h"
 
 namespace duckdb {
 class ClientContext;
@@ -45,8 +45,10 @@ class SQLStatement;
 }  // namespace duckdb
 
 namespace moraine::duckdb_shim {
-
 class MoraineCatalog;
+}  // namespace moraine::duckdb_shim
+
+namespace moraine::ducklake_adapter {
 
 class CommitBatchStager {
  public:
@@ -59,7 +61,8 @@ class CommitBatchStager {
 
   // `context`: the metadata connection; `catalog` and `where`: the moraine
   // catalog and the store of the metadata schema DuckLake writes.
-  CommitBatchStager(duckdb::ClientContext& context, MoraineCatalog& catalog, CatalogStore where);
+  CommitBatchStager(duckdb::ClientContext& context, duckdb_shim::MoraineCatalog& catalog,
+                    duckdb_shim::CatalogStore where);
 
   // Runs every statement of `batch` (placeholders already substituted), in
   // order. Returns the last statement's result, or the first error as an
@@ -87,9 +90,9 @@ class CommitBatchStager {
   std::optional<std::string> BoundTypeName(const std::string& written);
 
   duckdb::ClientContext& context_;
-  MoraineCatalog& catalog_;
-  CatalogStore where_;
+  duckdb_shim::MoraineCatalog& catalog_;
+  duckdb_shim::CatalogStore where_;
   std::map<std::string, std::string> bound_type_names_;
 };
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

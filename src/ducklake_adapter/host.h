@@ -10,7 +10,7 @@ class DuckDB;
 class Connection;
 }  // namespace duckdb
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 
 struct HostOptions {
   // A DuckDB database file for the session itself; empty means in memory.
@@ -38,4 +38,4 @@ class Host {
   std::unique_ptr<duckdb::DuckDB> database_;
 };
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

@@ -24,7 +24,7 @@ function(moraine_loadable_extension release suffix output_dir ducklake)
   # that --exclude-libs keeps even the inline functions and template
   # instantiations it defines local: the file exports its entry point alone.
   set(shim moraine_extension_shim${suffix})
-  add_library(${shim} STATIC ${MORAINE_SHIM_SOURCES})
+  add_library(${shim} STATIC ${MORAINE_DUCKDB_SOURCES})
   target_include_directories(${shim} PUBLIC ${CMAKE_SOURCE_DIR}/src)
   target_link_libraries(${shim} PUBLIC duckdb_headers${suffix} moraine_commit moraine_tools
                                 PRIVATE moraine_warnings)

@@ -11,7 +11,7 @@
 #include "duckdb/main/client_context.hpp"
 #include "duckdb/main/materialized_query_result.hpp"
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 
 class ResultRows {
  public:
@@ -58,4 +58,4 @@ class ResultRows {
   duckdb::idx_t row_ = 0;
 };
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

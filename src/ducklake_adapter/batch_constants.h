@@ -20,7 +20,7 @@ namespace duckdb {
 class ParsedExpression;
 }  // namespace duckdb
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 
 // Whether values are cast to and from `type` here: booleans, numbers,
 // VARCHAR without collation, BLOB, UUID, DATE, TIME, TIMESTAMP (not WITH
@@ -48,4 +48,4 @@ std::optional<duckdb::Value> CastForColumn(const duckdb::Value& value,
 // all integers, all decimals that fit one decimal type, or all of one type.
 bool UnifiesTrivially(const duckdb::Value& a, const duckdb::Value& b);
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

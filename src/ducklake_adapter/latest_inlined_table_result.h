@@ -20,7 +20,7 @@
 #include "duckdb/main/client_context.hpp"
 #include "duckdb/main/query_result.hpp"
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 
 // The address of DuckLake's exported
 //   static string DuckLakeMetadataManager::LatestInlinedTableQuery(idx_t table_id)
@@ -38,4 +38,4 @@ duckdb::unique_ptr<duckdb::QueryResult> LatestInlinedTableResult(duckdb::ClientC
                                                                  commit::RowTransaction& rows,
                                                                  int64_t table_id);
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

@@ -1,14 +1,14 @@
-#include "duckdb_shim/catalog_query_results.h"
+#include "ducklake_adapter/catalog_query_results.h"
 
 #include <algorithm>
 #include <functional>
 #include <utility>
 #include <vector>
 
-#include "duckdb_shim/ducklake_catalog_abi.h"
-#include "duckdb_shim/result_rows.h"
+#include "ducklake_adapter/ducklake_catalog_abi.h"
+#include "ducklake_adapter/result_rows.h"
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 namespace {
 
 namespace abi = ducklake_abi;
@@ -296,4 +296,4 @@ duckdb::unique_ptr<duckdb::QueryResult> CatalogQueryResult(duckdb::ClientContext
   return NoMacros(properties);
 }
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

@@ -1,14 +1,15 @@
-#include "duckdb_shim/host.h"
+#include "ducklake_adapter/host.h"
 
 #include <cstdlib>
 
 #include "duckdb.hpp"
 #include "duckdb_shim/default_data_path.h"
-#include "duckdb_shim/native_metadata_manager.h"
 #include "duckdb_shim/sql_functions.h"
 #include "duckdb_shim/storage_extension.h"
+#include "ducklake_adapter/native_manager_setup.h"
+#include "ducklake_adapter/native_metadata_manager.h"
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 
 std::string Host::DefaultDuckLakeExtension() {
   if (const char* path = std::getenv("MORAINE_DUCKLAKE_EXTENSION"); path && *path) {
@@ -23,11 +24,12 @@ Host::Host(const HostOptions& options) {
   // binary by path, and nothing is installed or auto-loaded behind our back.
   config.SetOptionByName("autoinstall_known_extensions", duckdb::Value::BOOLEAN(false));
   config.SetOptionByName("autoload_known_extensions", duckdb::Value::BOOLEAN(false));
-  RegisterStorageExtension(config);
-  ProvideDefaultDataPath(config);
+  duckdb_shim::RegisterStorageExtension(config, &NativeMetadataManager::EnsureRegistered);
+  duckdb_shim::ProvideDefaultDataPath(config);
   database_ = std::make_unique<duckdb::DuckDB>(
       options.database_path.empty() ? nullptr : options.database_path.c_str(), &config);
-  RegisterSqlFunctions(*database_->instance);
+  duckdb_shim::RegisterSqlFunctions(*database_->instance);
+  SetUpNativeManager(*database_->instance);
 
   const std::string extension =
       options.ducklake_extension.empty() ? DefaultDuckLakeExtension() : options.ducklake_extension;
@@ -46,4 +48,4 @@ std::unique_ptr<duckdb::Connection> Host::Connect() {
   return std::make_unique<duckdb::Connection>(*database_);
 }
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

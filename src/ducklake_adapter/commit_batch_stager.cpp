@@ -1,4 +1,4 @@
-#include "duckdb_shim/commit_batch_stager.h"
+#include "ducklake_adapter/commit_batch_stager.h"
 
 #include <algorithm>
 #include <memory>
@@ -26,15 +26,23 @@
 #include "duckdb/parser/tableref/basetableref.hpp"
 #include "duckdb/parser/tableref/expressionlistref.hpp"
 #include "duckdb/transaction/meta_transaction.hpp"
-#include "duckdb_shim/batch_constants.h"
-#include "duckdb_shim/inlined_table_ddl.h"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_schema_entry.h"
 #include "duckdb_shim/moraine_table_entry.h"
 #include "duckdb_shim/moraine_transaction.h"
-#include "duckdb_shim/result_rows.h"
+#include "ducklake_adapter/batch_constants.h"
+#include "ducklake_adapter/inlined_table_ddl.h"
+#include "ducklake_adapter/result_rows.h"
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
+
+using duckdb_shim::CatalogStore;
+using duckdb_shim::CellKind;
+using duckdb_shim::ColumnCodec;
+using duckdb_shim::MoraineCatalog;
+using duckdb_shim::MoraineSchemaEntry;
+using duckdb_shim::MoraineTableEntry;
+using duckdb_shim::MoraineTransaction;
 namespace {
 
 using duckdb::StringUtil;
@@ -636,4 +644,4 @@ bool CommitBatchStager::TryStageUpdate(const duckdb::SQLStatement& statement) {
   return true;
 }
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

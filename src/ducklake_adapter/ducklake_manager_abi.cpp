@@ -1,6 +1,6 @@
-#include "duckdb_shim/ducklake_manager_abi.h"
+#include "ducklake_adapter/ducklake_manager_abi.h"
 
-namespace moraine::duckdb_shim::ducklake_abi {
+namespace moraine::ducklake_adapter::ducklake_abi {
 
 const char* ManagerMethodSymbol(ManagerMethod method) {
   // Indexed by ManagerMethod.
@@ -33,4 +33,27 @@ const char* ManagerMethodSymbol(ManagerMethod method) {
   return kSymbols[static_cast<size_t>(method)];
 }
 
-}  // namespace moraine::duckdb_shim::ducklake_abi
+const char* ManagerMethodName(ManagerMethod method) {
+  // Indexed by ManagerMethod.
+  static constexpr const char* kNames[kManagerMethodCount] = {
+      "~DuckLakeMetadataManager [D1]",
+      "~DuckLakeMetadataManager [D0]",
+      "FlushChangesServerSide",
+      "MetadataExists",
+      "LoadDuckLake",
+      "Execute(snapshot, batch)",
+      "Query(snapshot, query)",
+      "Query(query)",
+      "GetCatalogForSnapshot",
+      "GetGlobalTableStats",
+      "GetNetDataFileRowCount",
+      "GetNetInlinedRowCount",
+      "GetInlinedDeletionTableName",
+      "GetSnapshot()",
+      "GetSnapshot(at, bound)",
+      "GetNextColumnId",
+  };
+  return kNames[static_cast<size_t>(method)];
+}
+
+}  // namespace moraine::ducklake_adapter::ducklake_abi

@@ -1,4 +1,4 @@
-#include "duckdb_shim/batch_constants.h"
+#include "ducklake_adapter/batch_constants.h"
 
 #include <algorithm>
 #include <string>
@@ -10,7 +10,7 @@
 #include "duckdb/parser/expression/function_expression.hpp"
 #include "duckdb/parser/result_modifier.hpp"
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 
 bool CastsWithoutContext(const duckdb::LogicalType& type) {
   if (type.HasAlias()) return false;
@@ -111,4 +111,4 @@ bool UnifiesTrivially(const duckdb::Value& a, const duckdb::Value& b) {
   return a.type() == b.type();
 }
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

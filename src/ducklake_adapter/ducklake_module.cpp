@@ -1,4 +1,4 @@
-#include "duckdb_shim/ducklake_module.h"
+#include "ducklake_adapter/ducklake_module.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -10,7 +10,7 @@
 
 #include "ducklake_adapter/known_ducklake_builds.h"
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 namespace {
 
 constexpr std::string_view kDuckLakeFile = "ducklake.duckdb_extension";
@@ -171,4 +171,4 @@ std::string DuckLakeModule::CheckSlots(void* handle, const void* vtable,
   return "";
 }
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter

@@ -28,7 +28,7 @@
 #include "duckdb/main/client_context.hpp"
 #include "duckdb/main/query_result.hpp"
 
-namespace moraine::duckdb_shim {
+namespace moraine::ducklake_adapter {
 
 // In the order BuildCatalogForSnapshot sends them.
 enum class CatalogQuery : size_t { kSchemas, kTables, kViews, kMacros, kPartitions, kSorts };
@@ -51,4 +51,4 @@ duckdb::unique_ptr<duckdb::QueryResult> CatalogQueryResult(duckdb::ClientContext
                                                            CatalogQuery query,
                                                            const commit::LakeCatalog& catalog);
 
-}  // namespace moraine::duckdb_shim
+}  // namespace moraine::ducklake_adapter
