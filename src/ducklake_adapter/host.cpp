@@ -24,6 +24,9 @@ Host::Host(const HostOptions& options) {
   // binary by path, and nothing is installed or auto-loaded behind our back.
   config.SetOptionByName("autoinstall_known_extensions", duckdb::Value::BOOLEAN(false));
   config.SetOptionByName("autoload_known_extensions", duckdb::Value::BOOLEAN(false));
+  // The DuckLake of a release no registry serves a binary of is built on this
+  // machine (scripts/build_ducklake.sh), so it carries no DuckDB signature.
+  config.SetOptionByName("allow_unsigned_extensions", duckdb::Value::BOOLEAN(true));
   duckdb_shim::RegisterStorageExtension(config, &NativeMetadataManager::EnsureRegistered);
   duckdb_shim::ProvideDefaultDataPath(config);
   database_ = std::make_unique<duckdb::DuckDB>(
