@@ -256,8 +256,7 @@ class Generator {
     }
     std::string& view = PickOf(views_);
     if (roll < 6) {
-      return "CREATE OR REPLACE VIEW " + view + " AS SELECT " + std::to_string(Pick(100)) +
-             " AS a";
+      return "CREATE OR REPLACE VIEW " + view + " AS SELECT " + std::to_string(Pick(100)) + " AS a";
     }
     if (roll < 8) return "COMMENT ON VIEW " + view + " IS 'view " + std::to_string(Pick(100)) + "'";
     const std::string sql = "DROP VIEW " + view;

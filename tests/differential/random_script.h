@@ -3,8 +3,9 @@
 // fields and list-element struct fields included), widening type promotions
 // (one column or a whole struct), defaults set and dropped, small inserts
 // (inlined) and large ones (Parquet), updates, deletes, flushes, compaction,
-// expiry and cleanup, comments, views, macros and bucket partitioning. The generator keeps a model of the schema so that nearly every
-// statement is valid; a statement both lakes refuse alike is not a mismatch.
+// expiry and cleanup, comments, views, macros and bucket partitioning. The generator keeps a model
+// of the schema so that nearly every statement is valid; a statement both lakes refuse alike is not
+// a mismatch.
 //
 // The same seed and length always give the same script (std::mt19937_64 and
 // no distribution whose output is implementation-defined).
