@@ -21,8 +21,8 @@ set -euo pipefail
 release="$1"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 deps="$root/.cache/deps"
-machine_cache="${MORAINE_CACHE:-$HOME/.cache/moraine}"
 jobs="${JOBS:-2}"
+source "$root/scripts/machine_cache.sh"
 
 log() { printf 'duckdb static %s: %s\n' "$release" "$*" >&2; }
 
@@ -38,28 +38,14 @@ print(info["duckdb_version"], info["duckdb_commit"])' "$sdist/duckdb_packaging/b
 
 key="$({
   printf '%s\n' "$release" "$sdist_sha"
-  cat "${BASH_SOURCE[0]}"
+  cat "${BASH_SOURCE[0]}" "$root/scripts/machine_cache.sh"
   c++ --version | head -n1
   cmake --version | head -n1
 } | sha256sum | cut -c1-16)"
-prefix="$machine_cache/duckdb-static/$key"
-link="$deps/duckdb-static-$release"
-mkdir -p "$machine_cache/duckdb-static"
-
-publish() { ln -sfn "$prefix" "$link"; }
-if [[ -f $prefix/.complete ]]; then
-  publish
-  exit 0
-fi
-exec 9>"$machine_cache/duckdb-static/.lock"
-flock 9
-if [[ -f $prefix/.complete ]]; then  # another run built it while we waited
-  publish
-  exit 0
-fi
-
-work="$(mktemp -d "$machine_cache/duckdb-static/.build.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+machine_cache_open duckdb-static "$key" "$deps/duckdb-static-$release"
+machine_cache_built && exit 0
+machine_cache_lock && exit 0
+machine_cache_scratch
 log "building DuckDB ${commit:0:10} from its sources (once per machine)"
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache
@@ -73,8 +59,5 @@ cmake --build "$work/build" -j "$jobs" --target duckdb_static >"$work/build.log"
 mkdir -p "$work/out"
 find "$work/build" -name 'libduckdb_*.a' -exec cp {} "$work/out/" \;
 [[ -f $work/out/libduckdb_static.a ]] || { log "the build made no libduckdb_static.a"; exit 1; }
-touch "$work/out/.complete"
-rm -rf "$prefix"
-mv "$work/out" "$prefix"
-publish
-log "built into $prefix: $(cd "$prefix" && ls -- *.a | tr '\n' ' ')"
+machine_cache_store "$work/out"
+log "built into $machine_cache_prefix: $(cd "$machine_cache_prefix" && ls -- *.a | tr '\n' ' ')"

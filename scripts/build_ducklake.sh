@@ -27,8 +27,8 @@ set -euo pipefail
 release="$1"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 deps="$root/.cache/deps"
-machine_cache="${MORAINE_CACHE:-$HOME/.cache/moraine}"
 jobs="${JOBS:-2}"
+source "$root/scripts/machine_cache.sh"
 
 log() { printf 'ducklake %s: %s\n' "$release" "$*" >&2; }
 pin() { awk -F'\t' -v name="$1" '$1 == name' "$root/deps/pins.tsv"; }
@@ -44,19 +44,12 @@ duckdb_static="$deps/duckdb-static-$release"
 
 key="$({
   printf '%s\n' "$release" "$commit" "$tree" "$static_sha" "$roaring_sha"
-  cat "${BASH_SOURCE[0]}" "$root/scripts/append_extension_metadata.sh"
+  cat "${BASH_SOURCE[0]}" "$root/scripts/machine_cache.sh" "$root/scripts/append_extension_metadata.sh"
   c++ --version | head -n1
 } | sha256sum | cut -c1-16)"
-prefix="$machine_cache/ducklake/$key"
-link="$deps/ducklake-$release"
-mkdir -p "$machine_cache/ducklake"
-
-publish() { ln -sfn "$prefix" "$link"; }
-if [[ -f $prefix/.complete ]]; then
-  publish
-  exit 0
-fi
-rm -f "$link"
+machine_cache_open ducklake "$key" "$deps/ducklake-$release"
+machine_cache_built && exit 0
+rm -f "$deps/ducklake-$release"
 if [[ -z ${MORAINE_DUCKLAKE_GIT:-} ]]; then
   log "not built: DuckLake ${commit:0:8} is in no registry; set MORAINE_DUCKLAKE_GIT to a git" \
     "directory of duckdb/ducklake holding it, and run setup again"
@@ -66,15 +59,8 @@ got_tree="$(git -C "$MORAINE_DUCKLAKE_GIT" rev-parse "$commit^{tree}" 2>/dev/nul
   { log "$MORAINE_DUCKLAKE_GIT has no commit $commit"; exit 1; }
 [[ $got_tree == "$tree" ]] || { log "commit $commit has tree $got_tree, not the pinned $tree"; exit 1; }
 
-exec 9>"$machine_cache/ducklake/.lock"
-flock 9
-if [[ -f $prefix/.complete ]]; then  # another run built it while we waited
-  publish
-  exit 0
-fi
-
-work="$(mktemp -d "$machine_cache/ducklake/.build.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+machine_cache_lock && exit 0
+machine_cache_scratch
 mkdir -p "$work/src" "$work/obj" "$work/roaring/roaring" "$work/out"
 
 log "building DuckLake ${commit:0:8} against DuckDB $release"
@@ -147,8 +133,5 @@ c++ -shared -o "$work/out/ducklake.duckdb_extension" "$work"/obj/*.o \
 "$root/scripts/append_extension_metadata.sh" "$work/out/ducklake.duckdb_extension" "$release" \
   linux_amd64 "${commit:0:8}"
 
-rm -rf "$prefix"
-touch "$work/out/.complete"
-mv "$work/out" "$prefix"
-publish
-log "built into $prefix"
+machine_cache_store "$work/out"
+log "built into $machine_cache_prefix"
