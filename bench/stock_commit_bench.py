@@ -173,10 +173,11 @@ def native_counters(con):
 def native_manager(con, before):
     """moraine_native_manager() of this process: the state, the DuckLake build
     it serves (or why not), and the reads it answered natively since `before`."""
-    state, reason, build, kept, retry, retry_reason = con.execute(
+    state, reason, build, kept, retry, retry_reason, *counters = con.execute(
         "SELECT state, reason, ducklake_build, kept_methods, in_catalog_retry, "
-        "in_catalog_retry_reason FROM moraine_native_manager()").fetchone()
-    snapshots, catalogs = (now - then for now, then in zip(native_counters(con), before))
+        f"in_catalog_retry_reason, {', '.join(NATIVE_COUNTERS)} "
+        "FROM moraine_native_manager()").fetchone()
+    snapshots, catalogs = (now - then for now, then in zip(counters, before))
     text = f"{state}{f' ({reason})' if reason else ''}, DuckLake {build}"
     if kept:
         text += f", DuckLake's own answers of {kept}"
