@@ -8,6 +8,9 @@
 #   make bench-connections  only the 8-connection in-process commit benchmark
 #   make bench-schema  only the column-change benchmark: by width and after renames,
 #                   moraine against the DuckDB file (SCHEMA_RENAMES=30000 for the long one)
+#   make bench-scale  only the lake-scale read benchmark: ATTACH plus a query on many
+#                   inlined rows, files and tables, moraine against the DuckDB file
+#                   (long; MORAINE_BENCH_BIG=1 for issue #32's sizes, longer; not in make bench)
 #   make bench-writers  only the writer-process benchmark: moraine on etcd against
 #                   DuckLake on PostgreSQL (a few minutes)
 #   make fuzz       set up, build, and run each fuzz target for FUZZ_SECONDS (default 600)
@@ -22,7 +25,7 @@ SCHEMA_RENAMES ?= 3000
 
 STOCK_DUCKDB ?= $(CURDIR)/.cache/deps/venv/bin/duckdb
 
-.PHONY: setup configure build extension run test bench bench-stock bench-connections bench-schema bench-writers fuzz format clean
+.PHONY: setup configure build extension run test bench bench-stock bench-connections bench-schema bench-scale bench-writers fuzz format clean
 
 setup:
 	@scripts/setup.sh
@@ -77,6 +80,12 @@ bench-connections: extension
 bench-schema: extension
 	@MORAINE_BENCH_RENAMES=$(SCHEMA_RENAMES) .cache/deps/venv/bin/python bench/schema_change_bench.py \
 		$(BUILD_DIR)/repository
+
+# ATTACH plus one query in a fresh single-threaded process on lakes of many
+# inlined rows (before and after a delete and an update), many Parquet files
+# and many tables (issue #32). Sizes from MORAINE_BENCH_* (see the script).
+bench-scale: extension
+	@.cache/deps/venv/bin/python bench/scale_bench.py $(BUILD_DIR)/repository
 
 bench-writers: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target moraine_writers_bench

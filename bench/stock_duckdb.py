@@ -28,6 +28,7 @@ con.execute("SET extension_directory = '%s'")
 con.execute("SET enable_progress_bar = false")  # stdout carries the figures
 for extension in sys.argv[3:]:
     con.execute("LOAD " + extension)
+%s
 cpu, wall = time.process_time(), time.perf_counter()
 con.execute(sys.argv[1])
 con.execute(sys.argv[2]).fetchall()
@@ -35,12 +36,15 @@ print(time.process_time() - cpu, time.perf_counter() - wall)
 """
 
 
-def attach_and_query(extensions, attach, query, loads=("moraine", "ducklake")):
+def attach_and_query(extensions, attach, query, loads=("moraine", "ducklake"), threads=None):
     """ATTACH plus a first query in a fresh process, as a user's session
     starts (extension loading excluded): (process CPU, wall) in seconds. The
-    extensions in `loads` must be installed in `extensions` already."""
+    extensions in `loads` must be installed in `extensions` already. With
+    `threads`, the process runs `SET threads = <threads>` before the timing
+    (DuckDB's default otherwise: one per core)."""
+    setup = f'con.execute("SET threads = {int(threads)}")' if threads is not None else ""
     out = subprocess.run(
-        [sys.executable, "-c", _ATTACH_PROBE % extensions, attach, query, *loads],
+        [sys.executable, "-c", _ATTACH_PROBE % (extensions, setup), attach, query, *loads],
         check=True, capture_output=True, text=True,
     ).stdout.split()
     return float(out[0]), float(out[1])

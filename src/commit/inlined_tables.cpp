@@ -1,7 +1,6 @@
 #include "commit/inlined_tables.h"
 
 #include "store/error.h"
-#include "store/payload_fields.h"
 #include "store/value_frame.h"
 
 namespace moraine::commit::inlined {
@@ -56,7 +55,7 @@ store::Key ExistenceKey(const InlinedTableName& name) {
 store::KeyRange RowRange(const InlinedTableName& name) {
   const auto table = static_cast<uint64_t>(name.table_id);
   if (IsData(name)) {
-    return store::PrefixRange(store::Subspace::kInlineData, Kind::kInlinedRow,
+    return store::PrefixRange(store::Subspace::kInlineData, Kind::kInlinedRowBatch,
                               {table, static_cast<uint64_t>(name.schema_version)});
   }
   return store::PrefixRange(store::Subspace::kInlineData, Kind::kInlinedDelete, {table});
@@ -69,11 +68,13 @@ store::Key RowKey(const InlinedTableName& name, const Row& row) {
                                       ": a row needs at least three columns");
   }
   if (IsData(name)) {
-    // A row id has one version per begin snapshot: DuckLake updates an inlined
-    // row by ending it and inserting the new version under the same row id.
-    return store::Key::Current(Kind::kInlinedRow,
-                               {table, static_cast<uint64_t>(name.schema_version),
-                                Id(name, row[0], "row_id"), Id(name, row[1], "begin_snapshot")});
+    // A row id has one version per begin snapshot (DuckLake updates an
+    // inlined row by ending it and inserting the new version under the same
+    // row id), so a batch holds a row id once.
+    Id(name, row[0], "row_id");
+    return store::Key::Current(
+        Kind::kInlinedRowBatch,
+        {table, static_cast<uint64_t>(name.schema_version), Id(name, row[1], "begin_snapshot")});
   }
   return store::Key::Current(Kind::kInlinedDelete,
                              {table, Id(name, row[0], "file_id"), Id(name, row[1], "row_id")});
@@ -124,85 +125,49 @@ std::string ExistenceValue(const InlinedTableName& name, const TableSpec& spec) 
   return store::FrameValue(Kind::kInlinedTableShape, shape);
 }
 
-std::string RowValue(const InlinedTableName& name, const Row& row, size_t columns) {
-  if (row.size() != columns) {
-    throw store::InvalidArgumentError(catalog::FormatInlinedTableName(name) + " has " +
-                                      std::to_string(columns) + " columns, the row has " +
-                                      std::to_string(row.size()));
+std::string DeleteRowValue(const Row& row) {
+  const InlinedTableName name{InlinedTableName::kDelete, 0, 0};
+  if (row.size() != catalog::InlinedDeleteColumns().size()) {
+    throw store::InvalidArgumentError("an inlined delete table has " +
+                                      std::to_string(catalog::InlinedDeleteColumns().size()) +
+                                      " columns, the row has " + std::to_string(row.size()));
   }
-  if (!IsData(name)) {
-    store::v1::InlinedDeleteRecord record;
-    record.set_file_id(static_cast<int64_t>(Id(name, row[0], "file_id")));
-    record.set_row_id(static_cast<int64_t>(Id(name, row[1], "row_id")));
-    if (auto begin = OptionalBigint(name, row[2], "begin_snapshot"))
-      record.set_begin_snapshot(*begin);
-    return store::FrameValue(Kind::kInlinedDelete, record);
-  }
-  store::v1::InlinedRowRecord record;
-  record.set_row_id(static_cast<int64_t>(Id(name, row[0], "row_id")));
-  if (auto begin = OptionalBigint(name, row[1], "begin_snapshot"))
+  store::v1::InlinedDeleteRecord record;
+  record.set_file_id(static_cast<int64_t>(Id(name, row[0], "file_id")));
+  record.set_row_id(static_cast<int64_t>(Id(name, row[1], "row_id")));
+  if (auto begin = OptionalBigint(name, row[2], "begin_snapshot"))
     record.set_begin_snapshot(*begin);
-  if (auto end = OptionalBigint(name, row[2], "end_snapshot")) record.set_end_snapshot(*end);
-  for (size_t i = 3; i < row.size(); ++i) {
-    auto* cell = record.add_cells();
-    if (IsNull(row[i])) continue;
-    if (!std::holds_alternative<catalog::OpaqueValue>(row[i])) {
-      throw store::InvalidArgumentError(catalog::FormatInlinedTableName(name) +
-                                        ": user columns take opaque values");
+  return store::FrameValue(Kind::kInlinedDelete, record);
+}
+
+Row ReadDeleteRow(std::string_view value) {
+  store::v1::InlinedDeleteRecord record;
+  store::UnframeValue(Kind::kInlinedDelete, value, &record);
+  return {record.file_id(), record.row_id(),
+          FromOptional(record.has_begin_snapshot(), record.begin_snapshot())};
+}
+
+InlinedRowBatch::Row BatchRowOf(const InlinedTableName& name, const Row& row, size_t user_columns) {
+  const size_t leading = catalog::InlinedDataLeadingColumns().size();
+  const std::string table = catalog::FormatInlinedTableName(name);
+  if (row.size() != leading + user_columns) {
+    throw store::InvalidArgumentError(table + " has " + std::to_string(leading + user_columns) +
+                                      " columns, the row has " + std::to_string(row.size()));
+  }
+  InlinedRowBatch::Row out;
+  out.row_id = static_cast<int64_t>(Id(name, row[0], "row_id"));
+  if (!IsNull(row[2])) out.end_snapshot = static_cast<int64_t>(Id(name, row[2], "end_snapshot"));
+  out.cells.reserve(user_columns);
+  for (size_t i = leading; i < row.size(); ++i) {
+    if (IsNull(row[i])) {
+      out.cells.emplace_back();
+    } else if (const auto* cell = std::get_if<catalog::OpaqueValue>(&row[i])) {
+      out.cells.emplace_back(cell->bytes);
+    } else {
+      throw store::InvalidArgumentError(table + ": user columns take opaque values");
     }
-    cell->set_value(std::get<catalog::OpaqueValue>(row[i]).bytes);
   }
-  return store::FrameValue(Kind::kInlinedRow, record);
-}
-
-Row ReadRow(const InlinedTableName& name, std::string_view value) {
-  Row row;
-  if (!IsData(name)) {
-    store::v1::InlinedDeleteRecord record;
-    store::UnframeValue(Kind::kInlinedDelete, value, &record);
-    row = {record.file_id(), record.row_id(),
-           FromOptional(record.has_begin_snapshot(), record.begin_snapshot())};
-    return row;
-  }
-  store::v1::InlinedRowRecord record;
-  store::UnframeValue(Kind::kInlinedRow, value, &record);
-  row = {record.row_id(), FromOptional(record.has_begin_snapshot(), record.begin_snapshot()),
-         FromOptional(record.has_end_snapshot(), record.end_snapshot())};
-  for (const auto& cell : record.cells()) {
-    row.push_back(cell.has_value() ? Cell(catalog::OpaqueValue{cell.value()})
-                                   : Cell(std::monostate{}));
-  }
-  return row;
-}
-
-Row ReadLeadingColumns(const InlinedTableName& name, std::string_view value) {
-  using store::FieldRead;
-  using WireFormat = store::PayloadWireFormat;
-  if (!IsData(name)) return ReadRow(name, value);  // a delete row is all leading columns
-  // The fields of InlinedRowRecord (store/records.proto): row_id,
-  // begin_snapshot and end_snapshot are 1 to 3, in column order; cells 4.
-  constexpr int kRowId = 1, kEnd = 3, kCells = 4;
-  Row row = {int64_t{0}, std::monostate{}, std::monostate{}};
-  const bool parsed = store::ForEachPayloadField(
-      store::UnframePayload(Kind::kInlinedRow, value),
-      [&](int number, auto wire_type, auto& input) {
-        // A field of another wire type than declared is an unknown field to
-        // the parser: skipped here too.
-        if (wire_type == WireFormat::WIRETYPE_VARINT && number >= kRowId && number <= kEnd) {
-          uint64_t cell = 0;
-          if (!input.ReadVarint64(&cell)) return FieldRead::kFailed;
-          row[number - kRowId] = static_cast<int64_t>(cell);
-          return FieldRead::kRead;
-        }
-        if (number == kCells && wire_type == WireFormat::WIRETYPE_LENGTH_DELIMITED) {
-          row.emplace_back(std::monostate{});
-        }
-        return FieldRead::kSkip;
-      });
-  if (!parsed) {
-    store::ThrowUnparsablePayload(Kind::kInlinedRow, store::v1::InlinedRowRecord().GetTypeName());
-  }
-  return row;
+  return out;
 }
 
 }  // namespace moraine::commit::inlined

@@ -1,7 +1,8 @@
 // DuckLake's per-table inlined families, as stored rows:
 //   ducklake_inlined_data_<table>_<schema_version>(row_id, begin_snapshot,
-//     end_snapshot, <user columns>) -> InlinedRowRecord keyed (table, version, row_id,
-//     begin_snapshot),
+//     end_snapshot, <user columns>) -> the rows of one begin_snapshot in one
+//     InlinedRowBatchRecord keyed (table, version, begin_snapshot)
+//     (commit/inlined_row_batch.h),
 //     its shape -> InlinedTableShapeRecord keyed (table, version);
 //   ducklake_inlined_delete_<table>(file_id, row_id, begin_snapshot)
 //     -> InlinedDeleteRecord keyed (table, file_id, row_id), its existence ->
@@ -14,6 +15,7 @@
 
 #include "catalog/ducklake_tables.h"
 #include "catalog/row.h"
+#include "commit/inlined_row_batch.h"
 #include "commit/row_transaction.h"
 #include "store/key.h"
 #include "store/key_range.h"
@@ -23,10 +25,11 @@ namespace moraine::commit::inlined {
 
 // The key of the record that says the table exists.
 store::Key ExistenceKey(const catalog::InlinedTableName& name);
-// The range holding the table's rows.
+// The range holding the table's rows (a data table's batches, a delete
+// table's rows), in key order.
 store::KeyRange RowRange(const catalog::InlinedTableName& name);
-// The key of a row of the table; throws store::InvalidArgumentError for a
-// NULL or negative identity.
+// The key of the record holding a row of the table (a data row's batch);
+// throws store::InvalidArgumentError for a NULL or negative identity.
 store::Key RowKey(const catalog::InlinedTableName& name, const catalog::Row& row);
 
 // The table's declaration from its stored existence record.
@@ -35,15 +38,16 @@ TableSpec SpecOf(const catalog::InlinedTableName& name, std::string_view existen
 // store::InvalidArgumentError unless the spec starts with the family's columns.
 std::string ExistenceValue(const catalog::InlinedTableName& name, const TableSpec& spec);
 
-// Rows to values and back. `columns` is the table's column count.
-std::string RowValue(const catalog::InlinedTableName& name, const catalog::Row& row,
-                     size_t columns);
-catalog::Row ReadRow(const catalog::InlinedTableName& name, std::string_view value);
-// The row of a data table's `value` with only its leading columns (row_id,
-// begin_snapshot, end_snapshot) read and its cells NULL, which are counted
-// but not decoded: for scans that read no user column, such as counts of the
-// live rows. Throws store::CorruptionError where ReadRow would for a value
-// that does not parse.
-catalog::Row ReadLeadingColumns(const catalog::InlinedTableName& name, std::string_view value);
+// A delete table's rows to values and back (a data table's rows live in
+// batches: commit/inlined_row_batch.h).
+std::string DeleteRowValue(const catalog::Row& row);
+catalog::Row ReadDeleteRow(std::string_view value);
+
+// A data row as its batch keeps it: `row` is (row_id, begin_snapshot,
+// end_snapshot, user cells...), the cells opaque or NULL. Throws
+// store::InvalidArgumentError for a row of another width, a negative
+// end_snapshot or a cell that is not opaque.
+InlinedRowBatch::Row BatchRowOf(const catalog::InlinedTableName& name, const catalog::Row& row,
+                                size_t user_columns);
 
 }  // namespace moraine::commit::inlined

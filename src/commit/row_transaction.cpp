@@ -122,6 +122,31 @@ class StoreRowTransaction final : public RowTransaction {
     return std::nullopt;
   }
 
+  void ScanInlinedBatches(std::string_view table, int64_t snapshot,
+                          const InlinedBatchVisitor& visit) override {
+    RequireOpen();
+    const auto name = catalog::ParseInlinedTableName(table);
+    const auto spec = FindTable(table);
+    if (!name || name->kind != InlinedTableName::kData || !spec) {
+      throw store::NotFoundError("no inlined data table " + std::string(table));
+    }
+    if (snapshot < 0) return;
+    staged_.FlushContainers();
+    const size_t user_columns = spec->columns.size() - catalog::InlinedDataLeadingColumns().size();
+    store::KeyRange range = inlined::RowRange(*name);
+    if (snapshot < INT64_MAX) {
+      range.end =
+          store::Key::Current(Kind::kInlinedRowBatch, {static_cast<uint64_t>(name->table_id),
+                                                       static_cast<uint64_t>(name->schema_version),
+                                                       static_cast<uint64_t>(snapshot) + 1})
+              .Encode();
+    }
+    view_.Scan(range, [&](std::string_view key, std::string_view value) {
+      visit(static_cast<int64_t>(store::Key::Decode(key).components()[2]),
+            inlined::InlinedRowBatchView(value, user_columns));
+    });
+  }
+
   std::optional<int64_t> MaxColumnId(int64_t table_id) override {
     return catalog::MaxColumnIdIn(view_, table_id);
   }
@@ -200,11 +225,15 @@ class StoreRowTransaction final : public RowTransaction {
     if (!view_.Get(key)) {
       throw store::NotFoundError("table " + std::string(name) + " does not exist");
     }
+    const auto range = inlined::RowRange(*inlined);
+    staged_.DiscardBatches(range);
     std::vector<std::string> rows;
-    view_.Scan(inlined::RowRange(*inlined),
+    view_.Scan(range,
                [&](std::string_view row_key, std::string_view) { rows.emplace_back(row_key); });
     for (const auto& row_key : rows) view_.Delete(row_key);
     view_.Delete(key);
+    // A table created again under this name may have another shape.
+    if (auto storage = storages_.find(name); storage != storages_.end()) storages_.erase(storage);
     replayable_ = false;
   }
 
@@ -444,7 +473,7 @@ class StoreRowTransaction final : public RowTransaction {
       if (mapping) {
         storage = FixedRowStorage::For(*mapping, staged_);
       } else {
-        storage = std::make_unique<InlinedRowStorage>(view_, *inlined, std::string(table));
+        storage = std::make_unique<InlinedRowStorage>(staged_, *inlined, std::string(table));
       }
       found = storages_.emplace(std::string(table), std::move(storage)).first;
     }

@@ -32,6 +32,7 @@
 
 #include "catalog/catalog_version.h"
 #include "catalog/row.h"
+#include "commit/inlined_row_batch.h"
 #include "store/kv_store.h"
 
 namespace moraine::commit {
@@ -213,6 +214,15 @@ class RowTransaction {
   // GetNetInlinedRowCount). Throws store::NotFoundError for a table the
   // transaction does not serve.
   int64_t LiveInlinedRowCount(std::string_view table, int64_t snapshot, bool at_head);
+  // The row batches of inlined data table `table` (commit/inlined_row_batch.h)
+  // whose rows began at or before `snapshot`, in begin_snapshot order, staged
+  // writes visible: visit(begin_snapshot, batch), the batch valid for the
+  // call. Rows of a batch may have ended by `snapshot`. Throws
+  // store::NotFoundError for a table the transaction does not serve.
+  using InlinedBatchVisitor =
+      std::function<void(int64_t begin_snapshot, const inlined::InlinedRowBatchView& batch)>;
+  virtual void ScanInlinedBatches(std::string_view table, int64_t snapshot,
+                                  const InlinedBatchVisitor& visit) = 0;
 
   // --- The catalog version (RFC 0012) ---
   // The global `version` option exactly as recorded (DuckLake's scans see

@@ -147,10 +147,16 @@ int64_t RowTransaction::NetDataFileRowCount(int64_t table_id, int64_t snapshot, 
 }
 
 int64_t RowTransaction::LiveInlinedRowCount(std::string_view table, int64_t snapshot,
-                                            bool at_head) {
+                                            bool /*at_head*/) {
+  // The batches that began by `snapshot`, less their rows ended by then: no
+  // cell is read.
   int64_t count = 0;
-  TableRows(*this, table, {"row_id"})
-      .ForEachLive(snapshot, at_head, [&](const std::vector<size_t>&, const Row&) { ++count; });
+  ScanInlinedBatches(table, snapshot, [&](int64_t, const inlined::InlinedRowBatchView& batch) {
+    for (size_t row = 0; row < batch.size(); ++row) {
+      const auto end = batch.end_snapshot(row);
+      count += !end || *end > snapshot;
+    }
+  });
   return count;
 }
 

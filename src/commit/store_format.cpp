@@ -1,5 +1,6 @@
 #include "commit/store_format.h"
 
+#include "commit/inlined_rows_repack.h"
 #include "commit/stats_repack.h"
 #include "commit/store_records.h"
 #include "store/error.h"
@@ -88,6 +89,7 @@ MigrationReport MigrateStore(const std::string& location) {
   store::UnframeValue(store::Kind::kHead, *head, &head_record);
   store::WriteBatch batch;
   if (*format < 2) RepackColumnStats(*snapshot, &batch);
+  if (*format < 3) RepackInlinedRows(*snapshot, &batch);
   batch.Put(FormatKey(), EncodeFormat());
   batch.Delete(MigrationKey());
   batch.Put(HeadKey(), EncodeHead(static_cast<int64_t>(head_record.snapshot_id()),

@@ -11,7 +11,8 @@ namespace moraine::commit {
 
 // The layout version this build writes (RFC 0015) and who wrote it.
 // 2: column stats in one container per data file or table (stats_repack.h).
-inline constexpr uint64_t kStoreFormatVersion = 2;
+// 3: inlined rows in one batch per begin snapshot (inlined_rows_repack.h).
+inline constexpr uint64_t kStoreFormatVersion = 3;
 inline constexpr const char* kWrittenBy = "moraine 0.1.0";
 
 // The encoded key of sys/head.

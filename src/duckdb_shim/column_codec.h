@@ -1,11 +1,22 @@
 // How one column of a moraine table travels between a DuckDB vector and a
 // commit::Cell. The core speaks five cell kinds; everything else (the user
 // columns of inlined data tables, of any DuckDB type) crosses as an opaque
-// blob: DuckDB's own binary serialization of the Value, so nested types
-// round-trip exactly and the core never needs to understand them.
+// blob the core never interprets, in one of three encodings told apart by
+// the first byte:
+//   0x01 <type id> <bytes>  a value of a plain fixed-size type (integers,
+//                           floats, dates, times, timestamps, intervals,
+//                           UUIDs; no type modifiers), its in-memory bytes;
+//   0x02 <type id> <bytes>  a plain VARCHAR or BLOB, its bytes;
+//   0x64 ...                anything else: DuckDB's binary serialization of
+//                           the Value (its first field id, 100), so nested
+//                           and modified types round-trip exactly. Every cell
+//                           stored before the first two existed is one.
+// The first two decode with one copy into a vector, which is what makes a
+// scan of inlined rows cost what a scan of a DuckDB table does.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "commit/row_transaction.h"
 #include "duckdb/common/types.hpp"
@@ -39,5 +50,11 @@ void WriteCell(const commit::Cell& cell, const ColumnCodec& codec, duckdb::Vecto
 // The cell for `value` (already of the column's type). SQL NULL is always
 // std::monostate, never an opaque blob.
 commit::Cell CellFromValue(const duckdb::Value& value, const ColumnCodec& codec);
+
+// Writes the opaque cell `bytes` into row `row` of the flat vector `out` of
+// type `type`, cast when the cell holds another type. Throws
+// duckdb::InvalidInputException for bytes that are no cell.
+void WriteOpaqueCell(std::string_view bytes, const duckdb::LogicalType& type, duckdb::Vector& out,
+                     duckdb::idx_t row);
 
 }  // namespace moraine::duckdb_shim

@@ -44,6 +44,10 @@ constexpr MethodNames kMethods[kManagerMethodCount] = {
     {"GetSnapshot(at, bound)",
      "_ZN6duckdb23DuckLakeMetadataManager11GetSnapshotERNS_13BoundAtClauseENS_13SnapshotBoundE"},
     {"GetNextColumnId", "_ZN6duckdb23DuckLakeMetadataManager15GetNextColumnIdENS_10TableIndexE"},
+    {"ReadInlinedData",
+     "_ZN6duckdb23DuckLakeMetadataManager15ReadInlinedDataENS_16DuckLakeSnapshotERKNSt7__"
+     "cxx1112basic_"
+     "stringIcSt11char_traitsIcESaIcEEERKNS_6vectorIS7_Lb1ESaIS7_EEE"},
 };
 
 }  // namespace

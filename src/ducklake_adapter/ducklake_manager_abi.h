@@ -127,6 +127,8 @@ enum class ManagerMethod : size_t {
   kGetSnapshotAt,                // unique_ptr<DuckLakeSnapshot> GetSnapshot(BoundAtClause &,
                                  //   SnapshotBound)
   kGetNextColumnId,              // idx_t GetNextColumnId(TableIndex)
+  kReadInlinedData,              // unique_ptr<QueryResult> ReadInlinedData(DuckLakeSnapshot,
+                                 //   const string &table, const vector<string> &columns)
   kCount
 };
 inline constexpr size_t kManagerMethodCount = static_cast<size_t>(ManagerMethod::kCount);

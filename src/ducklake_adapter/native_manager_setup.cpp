@@ -48,6 +48,7 @@ duckdb::unique_ptr<duckdb::FunctionData> NativeManagerBind(
            "rebased_commits",
            "native_row_counts",
            "native_attach_reads",
+           "native_inlined_reads",
            "ducklake_build",
            "kept_methods",
            "in_catalog_retry_reason",
@@ -57,8 +58,8 @@ duckdb::unique_ptr<duckdb::FunctionData> NativeManagerBind(
   types.push_back(duckdb::LogicalType::BOOLEAN);
   types.resize(18, duckdb::LogicalType::UBIGINT);
   types.push_back(duckdb::LogicalType::BOOLEAN);
-  types.resize(22, duckdb::LogicalType::UBIGINT);
-  types.resize(26, duckdb::LogicalType::VARCHAR);
+  types.resize(23, duckdb::LogicalType::UBIGINT);
+  types.resize(27, duckdb::LogicalType::VARCHAR);
   return duckdb::make_uniq<duckdb::TableFunctionData>();
 }
 
@@ -94,10 +95,11 @@ void NativeManagerStatus(duckdb::ClientContext&, duckdb::TableFunctionInput& inp
   output.SetValue(19, 0, duckdb::Value::UBIGINT(status.rebased_commits));
   output.SetValue(20, 0, duckdb::Value::UBIGINT(status.native_row_counts));
   output.SetValue(21, 0, duckdb::Value::UBIGINT(status.native_attach_reads));
+  output.SetValue(22, 0, duckdb::Value::UBIGINT(status.native_inlined_reads));
   const std::string* texts[] = {&status.ducklake_build, &status.kept_methods,
                                 &status.in_catalog_retry_reason, &status.rebase_reason};
   for (size_t i = 0; i < std::size(texts); ++i) {
-    output.SetValue(22 + i, 0, texts[i]->empty() ? duckdb::Value() : duckdb::Value(*texts[i]));
+    output.SetValue(23 + i, 0, texts[i]->empty() ? duckdb::Value() : duckdb::Value(*texts[i]));
   }
 }
 

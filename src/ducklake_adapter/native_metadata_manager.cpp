@@ -32,6 +32,7 @@
 #include "ducklake_adapter/ducklake_catalog_abi.h"
 #include "ducklake_adapter/ducklake_manager_abi.h"
 #include "ducklake_adapter/ducklake_module.h"
+#include "ducklake_adapter/inlined_data_result.h"
 #include "ducklake_adapter/latest_inlined_table_result.h"
 #include "ducklake_adapter/manager_vtable_patch.h"
 
@@ -83,6 +84,9 @@ class ManagerSlots {
   duckdb::vector<abi::DuckLakeGlobalStatsInfo> GetGlobalTableStats(abi::DuckLakeSnapshot snapshot,
                                                                    abi::TableIndex table_id);
   uint64_t GetNextColumnId(abi::TableIndex table_id);
+  duckdb::unique_ptr<duckdb::QueryResult> ReadInlinedData(
+      abi::DuckLakeSnapshot snapshot, const std::string& table,
+      const duckdb::vector<std::string>& columns);
   uint64_t GetNetDataFileRowCount(abi::TableIndex table_id, abi::DuckLakeSnapshot snapshot);
   uint64_t GetNetInlinedRowCount(const std::string& inlined_table, abi::DuckLakeSnapshot snapshot);
   std::string GetInlinedDeletionTableName(abi::TableIndex table_id, abi::DuckLakeSnapshot snapshot,
@@ -168,6 +172,7 @@ struct Registration {
   std::atomic<uint64_t> native_conflict_checks{0};
   std::atomic<uint64_t> native_catalog_queries{0};
   std::atomic<uint64_t> native_inlined_table_lookups{0};
+  std::atomic<uint64_t> native_inlined_reads{0};
   std::atomic<uint64_t> staged_batch_statements{0};
   std::atomic<uint64_t> sql_batch_statements{0};
   std::atomic<uint64_t> rebased_commits{0};
@@ -703,6 +708,30 @@ uint64_t ManagerSlots::GetNetInlinedRowCount(const std::string& inlined_table,
   return static_cast<uint64_t>(*count);
 }
 
+// A table's inlined rows, from the store's batches (inlined_data_result.h);
+// a projection moraine does not read, or a table the store does not hold,
+// stays DuckLake's query.
+duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::ReadInlinedData(
+    abi::DuckLakeSnapshot snapshot, const std::string& table,
+    const duckdb::vector<std::string>& columns) {
+  auto metadata = MetadataConnectionOf(this);
+  duckdb::unique_ptr<duckdb::QueryResult> result;
+  if (metadata.catalog && snapshot.snapshot_id <= static_cast<uint64_t>(INT64_MAX)) {
+    result =
+        MoraineTransaction::Get(metadata.context, *metadata.catalog)
+            .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
+              return InlinedDataResult(metadata.context, rows,
+                                       static_cast<int64_t>(snapshot.snapshot_id), table, columns);
+            });
+  }
+  if (!result) {
+    return (this->*MemberAt<decltype(&ManagerSlots::ReadInlinedData)>(OriginalSlot(
+                       abi::ManagerMethod::kReadInlinedData)))(snapshot, table, columns);
+  }
+  TheRegistration().native_inlined_reads.fetch_add(1, std::memory_order_relaxed);
+  return result;
+}
+
 // DuckLake's own commit loop, run inside the catalog. A commit that lost the
 // head only to commits that changed the data of other tables is rebased onto
 // the new head as it lands (commit::RowTransaction::AllowRebase), and
@@ -908,6 +937,7 @@ void NativeMetadataManager::EnsureRegistered() {
   vtable.Replace(M::kGetNetInlinedRowCount, AddressOf(&ManagerSlots::GetNetInlinedRowCount));
   vtable.Replace(M::kGetInlinedDeletionTableName,
                  AddressOf(&ManagerSlots::GetInlinedDeletionTableName));
+  vtable.Replace(M::kReadInlinedData, AddressOf(&ManagerSlots::ReadInlinedData));
   registration.get_data_path = registration.module->Symbol(abi::kGetDataPathSymbol);
   registration.get_path_separator = registration.module->Symbol(abi::kGetPathSeparatorSymbol);
   registration.parse_quoted_list = registration.module->Symbol(abi::kParseQuotedListSymbol);
@@ -1017,6 +1047,7 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
   status.native_conflict_checks = registration.native_conflict_checks.load();
   status.native_catalog_queries = registration.native_catalog_queries.load();
   status.native_inlined_table_lookups = registration.native_inlined_table_lookups.load();
+  status.native_inlined_reads = registration.native_inlined_reads.load();
   status.staged_batch_statements = registration.staged_batch_statements.load();
   status.sql_batch_statements = registration.sql_batch_statements.load();
   status.rebase = registration.rebase;

@@ -27,6 +27,8 @@
 //     partitions and sorts live at the snapshot (commit/lake_catalog.h); a
 //     catalog with macros stays DuckLake's SQL;
 //   - GetNextColumnId(table): the largest column id of the table's keys + 1;
+//   - ReadInlinedData(snapshot, table, columns): a table's inlined rows live
+//     at the snapshot, from the store's row batches (inlined_data_result.h);
 //   - FlushChangesServerSide(...): DuckLake's own commit loop, called with
 //     no backoff between lost races and under the process's turn to commit
 //     to the store, so a commit that lost the head to another re-plans on
@@ -72,6 +74,8 @@ class NativeMetadataManager {
     // and whether the inlined deletion table exists).
     uint64_t native_row_counts = 0;
     uint64_t native_catalog_reads = 0;
+    // Scans of a table's inlined rows (ReadInlinedData) served from the store.
+    uint64_t native_inlined_reads = 0;
     // How the catalog reads at the head were served (commit/head_catalog_cache.h).
     uint64_t catalog_cache_hits = 0;
     uint64_t catalog_cache_rereads = 0;

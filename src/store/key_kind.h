@@ -80,10 +80,11 @@ enum class Kind : uint8_t {
   kSchemaVersion = 0x40,  // (table_id, begin_snapshot)
 
   // inline_data subspace (RFC 0005).
-  kInlinedRow = 0x50,          // (table_id, schema_version, row_id, begin_snapshot)
+  kInlinedRow = 0x50,          // (table_id, schema_version, row_id, begin_snapshot); formats 0-2
   kInlinedTableShape = 0x51,   // (table_id, schema_version): a created inlined data table
   kInlinedDelete = 0x52,       // (table_id, file_id, row_id)
   kInlinedDeleteTable = 0x53,  // (table_id): the inlined delete table exists
+  kInlinedRowBatch = 0x54,     // (table_id, schema_version, begin_snapshot): a commit's rows
 
   // changelog subspace (reserved for RFC 0009).
   kChangelog = 0x60,  // (snapshot_id)
@@ -104,7 +105,7 @@ struct KindInfo {
   bool versioned;     // ended versions move to history (arity + 1 there)
 };
 
-inline constexpr std::array<KindInfo, 40> kKindTable = {{
+inline constexpr std::array<KindInfo, 41> kKindTable = {{
     {Kind::kFormat, "format", Subspace::kSystem, 0, false, false},
     {Kind::kHead, "head", Subspace::kSystem, 0, false, false},
     {Kind::kMigration, "migration", Subspace::kSystem, 0, false, false},
@@ -145,14 +146,16 @@ inline constexpr std::array<KindInfo, 40> kKindTable = {{
     {Kind::kInlinedTableShape, "inlined_table_shape", Subspace::kInlineData, 2, true, false},
     {Kind::kInlinedDelete, "inlined_delete", Subspace::kInlineData, 3, true, false},
     {Kind::kInlinedDeleteTable, "inlined_delete_table", Subspace::kInlineData, 1, true, false},
+    {Kind::kInlinedRowBatch, "inlined_row_batch", Subspace::kInlineData, 3, true, false},
     {Kind::kChangelog, "changelog", Subspace::kChangelog, 1, false, false},
 }};
 
-// Kinds only an older store format wrote (one record per column stats row):
-// `moraine migrate` rewrites them, and a store of the current format holds none.
+// Kinds only an older store format wrote (one record per column stats row,
+// one per inlined row): `moraine migrate` rewrites them, and a store of the
+// current format holds none.
 constexpr bool IsRetiredKind(Kind kind) {
   return kind == Kind::kFileColumnStats || kind == Kind::kTableColumnStats ||
-         kind == Kind::kFileVariantStats;
+         kind == Kind::kFileVariantStats || kind == Kind::kInlinedRow;
 }
 
 // The facts for `kind`, or nullptr for a byte that names no kind.

@@ -55,6 +55,8 @@ const google::protobuf::Message& RecordPrototype(Kind kind) {
       return v1::SchemaVersionRecord::default_instance();
     case Kind::kInlinedRow:
       return v1::InlinedRowRecord::default_instance();
+    case Kind::kInlinedRowBatch:
+      return v1::InlinedRowBatchRecord::default_instance();
     case Kind::kInlinedTableShape:
       return v1::InlinedTableShapeRecord::default_instance();
     case Kind::kInlinedDelete:

@@ -15,6 +15,7 @@
 #include "catalog/catalog_version.h"
 #include "catalog/records.h"
 #include "catalog/row_mapping.h"
+#include "commit/inlined_row_batch.h"
 #include "commit/store_records.h"
 #include "store/error.h"
 #include "store/key.h"
@@ -198,16 +199,15 @@ class Verifier {
         break;
       case Kind::kInlinedTableShape:
         shapes_.emplace(std::make_pair(c[0], c[1]), key.ToString());
+        shape_columns_.emplace(
+            std::make_pair(c[0], c[1]),
+            static_cast<const store::v1::InlinedTableShapeRecord&>(*record).columns_size());
         break;
-      case Kind::kInlinedRow: {
+      case Kind::kInlinedRowBatch: {
         row_shapes_.emplace(std::make_pair(c[0], c[1]), key.ToString());
-        const auto& row = static_cast<const store::v1::InlinedRowRecord&>(*record);
-        if (row.row_id() != static_cast<int64_t>(c[2]) ||
-            row.begin_snapshot() != static_cast<int64_t>(c[3])) {
-          Report("key-record", key.ToString(),
-                 "the inlined row's record says row " + std::to_string(row.row_id()) +
-                     " from snapshot " + std::to_string(row.begin_snapshot()));
-        }
+        const auto& batch = static_cast<const store::v1::InlinedRowBatchRecord&>(*record);
+        batch_columns_.push_back({{c[0], c[1]}, key.ToString(), batch.columns_size()});
+        CheckInlinedBatch(key, batch);
         break;
       }
       case Kind::kInlinedDeleteTable:
@@ -215,6 +215,11 @@ class Verifier {
         break;
       case Kind::kInlinedDelete:
         delete_rows_.emplace(c[0], key.ToString());
+        break;
+      case Kind::kInlinedRow:
+        Report("format", key.ToString(),
+               "an inlined row record of store format 2 in a store of format " +
+                   std::to_string(commit::kStoreFormatVersion) + " (moraine migrate batches them)");
         break;
       case Kind::kFileColumnStats:
       case Kind::kTableColumnStats:
@@ -675,11 +680,41 @@ class Verifier {
         Report("inlined-orphan", key, "an inlined row of a table that was never created");
       }
     }
+    for (const auto& batch : batch_columns_) {
+      const auto shape = shape_columns_.find(batch.shape);
+      if (shape != shape_columns_.end() && shape->second != batch.columns) {
+        Report("inlined-batch", batch.key,
+               "holds " + std::to_string(batch.columns) + " columns where its table has " +
+                   std::to_string(shape->second));
+      }
+    }
     for (const auto& [table, key] : delete_rows_) {
       if (!delete_tables_.count(table)) {
         Report("inlined-orphan", key, "an inlined deletion in a table that was never created");
       }
     }
+  }
+
+  // A batch's lists agree with each other, its row ids are distinct and
+  // non-negative, and every column holds one cell per row.
+  void CheckInlinedBatch(const Key& key, const store::v1::InlinedRowBatchRecord& batch) {
+    const auto rows = static_cast<size_t>(batch.row_ids_size());
+    std::set<int64_t> ids(batch.row_ids().begin(), batch.row_ids().end());
+    std::string problem;
+    if (rows == 0) {
+      problem = "holds no row";
+    } else if (batch.end_snapshots_size() != 0 &&
+               static_cast<size_t>(batch.end_snapshots_size()) != rows) {
+      problem = "has " + std::to_string(rows) + " rows and " +
+                std::to_string(batch.end_snapshots_size()) + " end snapshots";
+    } else if (ids.size() != rows || *ids.begin() < 0) {
+      problem = "holds a row id twice or a negative one";
+    } else if (!commit::inlined::InlinedRowBatchView(store::FrameValue(key.kind(), batch),
+                                                     static_cast<size_t>(batch.columns_size()))
+                    .CellsComplete()) {
+      problem = "has a column that does not hold one cell per row";
+    }
+    if (!problem.empty()) Report("inlined-batch", key.ToString(), "the batch " + problem);
   }
 
   void CheckFormatAndCatalogVersion() {
@@ -731,6 +766,14 @@ class Verifier {
   std::set<std::pair<uint64_t, uint64_t>> registered_inlined_;
   std::map<std::pair<uint64_t, uint64_t>, std::string> shapes_;
   std::map<std::pair<uint64_t, uint64_t>, std::string> row_shapes_;
+  // User columns per inlined data table, and per batch.
+  std::map<std::pair<uint64_t, uint64_t>, int> shape_columns_;
+  struct BatchColumns {
+    std::pair<uint64_t, uint64_t> shape;
+    std::string key;
+    int columns = 0;
+  };
+  std::vector<BatchColumns> batch_columns_;
   std::set<uint64_t> delete_tables_;
   std::map<uint64_t, std::string> delete_rows_;
   std::optional<std::string> view_column_tag_key_;

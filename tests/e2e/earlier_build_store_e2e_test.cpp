@@ -4,7 +4,9 @@
 // snappy built in for exactly that. The fixture (tests/e2e/data/
 // store_rocksdb_7_8_snappy) was written through DuckLake by that earlier
 // extension in the stock DuckDB 1.5.5: a table of 300 one-row inlined INSERTs,
-// flushed to one snappy-compressed table file at close.
+// flushed to one snappy-compressed table file at close. Its store format is
+// 2 (an inlined row per record): it reads after `moraine migrate`, which
+// batches the rows (store format 3).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,6 +14,8 @@
 #include <iterator>
 #include <string>
 
+#include "commit/store_format.h"
+#include "commit/store_records.h"
 #include "support/ducklake_session.h"
 #include "support/store_verify.h"
 #include "support/temp_dir.h"
@@ -37,6 +41,16 @@ TEST(StoreOfAnEarlierBuild, ReadsThroughDuckLakeAndVerifiesClean) {
   test::TempDir dir;
   const std::string location = dir.path("lake.moraine");
   std::filesystem::copy(kFixture, location);
+  {
+    test::DuckLakeSession refused;
+    const std::string error = refused.Error("ATTACH 'ducklake:moraine:" + location +
+                                            "' AS lake (DATA_PATH '" + dir.path("files") +
+                                            "/', OVERRIDE_DATA_PATH true)");
+    EXPECT_NE(error.find("moraine migrate " + location), std::string::npos) << error;
+  }
+  const auto report = commit::MigrateStore(location);
+  EXPECT_EQ(report.from, 2u);
+  EXPECT_EQ(report.to, commit::kStoreFormatVersion);
   test::ExpectStoreVerifies(location);
   test::DuckLakeSession session;
   // The lake was made with DATA_PATH '/data/files/'; its rows are all inlined.

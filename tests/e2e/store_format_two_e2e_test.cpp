@@ -12,6 +12,7 @@
 #include "catalog/row_mapping.h"
 #include "commit/row_transaction.h"
 #include "commit/store_format.h"
+#include "commit/store_records.h"
 #include "store/key_range.h"
 #include "support/catalog_dump.h"
 #include "support/ducklake_session.h"
@@ -88,7 +89,7 @@ TEST_F(StoreFormatTwoTest, AFormatOneStoreWithStatsMigratesWithEveryRowUnchanged
 
   const auto report = commit::MigrateStore(location_);
   EXPECT_EQ(report.from, 1u);
-  EXPECT_EQ(report.to, 2u);
+  EXPECT_EQ(report.to, commit::kStoreFormatVersion);
   EXPECT_EQ(DumpCatalog(location_), before);
   for (auto kind : {store::Kind::kFileColumnStats, store::Kind::kTableColumnStats,
                     store::Kind::kFileVariantStats}) {

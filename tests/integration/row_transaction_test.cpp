@@ -313,7 +313,66 @@ TEST_F(RowTransactionTest, InlinedTablesKeepOpaqueCellsAndVanishWhenDropped) {
   next->DropTable(spec.name);
   next->Commit();
   EXPECT_FALSE(Begin()->FindTable(spec.name));
-  EXPECT_EQ(KeysIn(*store_, store::Subspace::kInlineData, store::Kind::kInlinedRow), 0u);
+  EXPECT_EQ(KeysIn(*store_, store::Subspace::kInlineData, store::Kind::kInlinedRowBatch), 0u);
+}
+
+// A snapshot's inlined rows of a table are one record (commit/inlined_row_batch.h):
+// ending rows rewrites it, removing its last row deletes it, and a scan of
+// the batches at a snapshot sees only those that began by then.
+TEST_F(RowTransactionTest, OneSnapshotsInlinedRowsShareOneBatch) {
+  auto txn = Begin();
+  const TableSpec spec{"ducklake_inlined_data_1_1",
+                       {{"row_id", "BIGINT"},
+                        {"begin_snapshot", "BIGINT"},
+                        {"end_snapshot", "BIGINT"},
+                        {"name", "VARCHAR"}},
+                       {}};
+  txn->CreateTable(spec);
+  for (int64_t row = 0; row < 5; ++row) {
+    txn->Insert(spec.name, {row, int64_t{2}, kNull, OpaqueValue{"r" + std::to_string(row)}});
+  }
+  txn->Insert(spec.name, {int64_t{5}, int64_t{3}, kNull, kNull});
+  EXPECT_THROW(txn->Insert(spec.name, {int64_t{1}, int64_t{2}, kNull, kNull}),
+               store::ConstraintError);
+  EXPECT_THROW(txn->Insert(spec.name, {int64_t{9}, int64_t{2}, int64_t{-4}, kNull}),
+               store::InvalidArgumentError);
+  txn->Commit();
+  EXPECT_EQ(KeysIn(*store_, store::Subspace::kInlineData, store::Kind::kInlinedRowBatch), 2u);
+
+  auto end = Begin();
+  for (const auto& [handle, row] : ScanAll(*end, spec.name)) {
+    if (row[0] == Cell(int64_t{1}) || row[0] == Cell(int64_t{3})) {
+      Row ended = row;
+      ended[2] = int64_t{4};
+      end->Update(spec.name, handle, ended);
+    }
+  }
+  end->Commit();
+  EXPECT_EQ(KeysIn(*store_, store::Subspace::kInlineData, store::Kind::kInlinedRowBatch), 2u);
+  EXPECT_EQ(Begin()->LiveInlinedRowCount(spec.name, 3, false), 6);
+  EXPECT_EQ(Begin()->LiveInlinedRowCount(spec.name, 4, false), 4);
+  EXPECT_EQ(Begin()->LiveInlinedRowCount(spec.name, 2, false), 5);
+
+  std::vector<std::pair<int64_t, size_t>> batches;
+  Begin()->ScanInlinedBatches(spec.name, 2, [&](int64_t begin, const auto& batch) {
+    batches.emplace_back(begin, batch.size());
+    auto cells = batch.ColumnCells(0);
+    EXPECT_EQ(cells.Next(), std::optional<std::string_view>("r0"));
+    EXPECT_EQ(batch.end_snapshot(1), std::optional<int64_t>(4));
+  });
+  EXPECT_EQ(batches, (std::vector<std::pair<int64_t, size_t>>{{2, 5}}));
+  EXPECT_THROW(
+      Begin()->ScanInlinedBatches("ducklake_inlined_data_1_9", 2, [](auto, const auto&) {}),
+      store::NotFoundError);
+
+  // A flush's cleanup: every row that began by snapshot 2 deleted.
+  auto flush = Begin();
+  for (const auto& [handle, row] : ScanAll(*flush, spec.name)) {
+    if (row[1] == Cell(int64_t{2})) flush->Delete(spec.name, handle);
+  }
+  flush->Commit();
+  EXPECT_EQ(KeysIn(*store_, store::Subspace::kInlineData, store::Kind::kInlinedRowBatch), 1u);
+  EXPECT_EQ(Rows(*Begin(), spec.name), (std::vector<Row>{{int64_t{5}, int64_t{3}, kNull, kNull}}));
 }
 
 TEST_F(RowTransactionTest, AnInlinedRowIdCanHaveOneVersionPerBeginSnapshot) {

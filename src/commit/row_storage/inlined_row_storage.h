@@ -1,34 +1,44 @@
 // The rows of one of DuckLake's inlined data or delete tables (the layout is
-// commit/inlined_tables.h): one record per row, its user cells opaque. The
-// caller has checked that the table exists.
+// commit/inlined_tables.h). A data table's rows live in one batch per begin
+// snapshot (commit/inlined_row_batch.h), opened in StagedRecords while the
+// transaction changes them; a delete table's, one record per row. User cells
+// are opaque. The caller has checked that the table exists.
 #pragma once
 
 #include <string>
 
 #include "catalog/ducklake_tables.h"
 #include "commit/row_storage/row_storage.h"
-#include "commit/staged_view.h"
+#include "commit/row_storage/staged_records.h"
 
 namespace moraine::commit {
 
 class InlinedRowStorage final : public RowStorage {
  public:
-  InlinedRowStorage(StagedView& view, catalog::InlinedTableName name, std::string table)
-      : view_(view), name_(name), table_(std::move(table)) {}
+  InlinedRowStorage(StagedRecords& staged, catalog::InlinedTableName name, std::string table)
+      : staged_(staged), name_(name), table_(std::move(table)) {}
 
-  // Rows come in key order (row id order); they carry no write ordinal.
+  // A data table's rows come batch by batch in begin_snapshot order, each
+  // batch's in the order they were inserted: the order DuckLake wrote them.
+  // A delete table's come in key order. No row carries a write ordinal.
   void Scan(const ScanRequest& request, const ScannedRowSink& sink) override;
   void Insert(const Row& row) override;
   void Update(RowTarget& target, const Row& row) override;
   void Remove(const RowTarget& target) override;
 
  private:
-  // The table's column count, from its existence record.
-  size_t ColumnCount() const;
+  bool IsData() const { return name_.kind == catalog::InlinedTableName::kData; }
+  // A data table's user column count, from its shape record.
+  size_t UserColumns();
+  // The open batch holding `target`'s row and the row's index in it; throws
+  // store::NotFoundError if the row is gone.
+  std::pair<inlined::InlinedRowBatch*, size_t> FindTarget(const RowTarget& target);
+  void InsertIntoBatch(const std::string& key, const Row& row);
 
-  StagedView& view_;
+  StagedRecords& staged_;
   catalog::InlinedTableName name_;
   std::string table_;
+  std::optional<size_t> user_columns_;
 };
 
 }  // namespace moraine::commit

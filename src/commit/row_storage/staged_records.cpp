@@ -28,7 +28,34 @@ OpenContainer& StagedRecords::Open(const catalog::RowMapping& mapping, const std
   return found->second;
 }
 
+inlined::InlinedRowBatch& StagedRecords::OpenBatch(const std::string& key, size_t user_columns) {
+  auto found = batches_.find(key);
+  if (found == batches_.end()) {
+    const auto value = view_.Get(key);
+    found =
+        batches_
+            .emplace(key,
+                     OpenBatchEntry{value ? inlined::InlinedRowBatch::Decode(*value, user_columns)
+                                          : inlined::InlinedRowBatch(user_columns)})
+            .first;
+  }
+  return found->second.batch;
+}
+
+void StagedRecords::DiscardBatches(const store::KeyRange& range) {
+  std::erase_if(batches_, [&](const auto& entry) { return range.Contains(entry.first); });
+}
+
 void StagedRecords::FlushContainers() {
+  for (auto& [key, open] : batches_) {
+    if (!open.dirty) continue;
+    open.dirty = false;
+    if (open.batch.empty()) {
+      view_.Delete(key);
+    } else {
+      view_.Put(key, open.batch.Encode());
+    }
+  }
   for (auto& [key, open] : containers_) {
     if (!open.dirty) continue;
     open.dirty = false;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "catalog/row_mapping.h"
+#include "commit/inlined_row_batch.h"
 #include "commit/staged_view.h"
 
 namespace moraine::commit {
@@ -46,8 +47,17 @@ class StagedRecords {
   // The container at `key`, opened (decoded from the view) on first use. Its
   // record is null while the key is absent; whoever changes it sets `dirty`.
   OpenContainer& Open(const catalog::RowMapping& mapping, const std::string& key);
-  // Frames every changed container into the view; one left without entries
-  // is deleted. Scans and the commit read the view, so they flush first.
+  // The inlined row batch at `key` (commit/inlined_row_batch.h), opened
+  // (decoded from the view, empty if absent) on first use; `user_columns` is
+  // its table's. Whoever changes it marks it with MarkBatchChanged.
+  inlined::InlinedRowBatch& OpenBatch(const std::string& key, size_t user_columns);
+  void MarkBatchChanged(const std::string& key) { batches_.at(key).dirty = true; }
+  // Forgets the open batches in `range` unframed: their table is dropped.
+  void DiscardBatches(const store::KeyRange& range);
+
+  // Frames every changed container and batch into the view; one left
+  // without entries or rows is deleted. Scans and the commit read the view,
+  // so they flush first.
   void FlushContainers();
 
   // The newest snapshot id a ducklake_snapshot row this transaction inserted
@@ -61,6 +71,13 @@ class StagedRecords {
   // at a time, and re-framing a container of C entries for each row would
   // cost O(C^2), so they are framed only when a scan or the commit reads them.
   std::map<std::string, OpenContainer> containers_;
+  // Batches by key, for the same reason: DuckLake inserts a commit's inlined
+  // rows one at a time.
+  struct OpenBatchEntry {
+    inlined::InlinedRowBatch batch;
+    bool dirty = false;
+  };
+  std::map<std::string, OpenBatchEntry> batches_;
   uint64_t next_ordinal_;
   std::optional<int64_t> max_inserted_snapshot_;
 };

@@ -134,39 +134,48 @@ void FuzzMapping(const RowMapping& mapping, std::string_view payload) {
   for (const Row& row : rows) CheckRow(mapping, row);
 }
 
-void FuzzInlinedRow(catalog::InlinedTableName::Kind family, std::string_view payload) {
-  const catalog::InlinedTableName name{family, 7,
-                                       family == catalog::InlinedTableName::kData ? 3 : 0};
-  const store::Kind kind = family == catalog::InlinedTableName::kData ? store::Kind::kInlinedRow
-                                                                      : store::Kind::kInlinedDelete;
-  const std::string value =
-      moraine::fuzz::SealFrame(store::kValueCodecVersion, static_cast<uint8_t>(kind), payload);
+void FuzzInlinedDelete(std::string_view payload) {
+  const std::string value = moraine::fuzz::SealFrame(
+      store::kValueCodecVersion, static_cast<uint8_t>(store::Kind::kInlinedDelete), payload);
   Row row;
-  if (!Decodes([&] { row = inlined::ReadRow(name, value); })) return;
-  // A scan that reads no user column reads the same leading cells, and the
-  // row keeps its width.
-  Row leading;
-  Require(Decodes([&] { leading = inlined::ReadLeadingColumns(name, value); }),
-          "a row that reads reads its leading columns");
-  Require(leading.size() == row.size(), "a leading-column read keeps the row's width");
-  const size_t leading_count = family == catalog::InlinedTableName::kData
-                                   ? catalog::InlinedDataLeadingColumns().size()
-                                   : row.size();
-  for (size_t i = 0; i < row.size(); ++i) {
-    Require(i < leading_count ? leading[i] == row[i] : catalog::IsNull(leading[i]),
-            "a leading-column read has the row's leading cells and NULL cells");
-  }
-  Require(row.size() >= catalog::InlinedDeleteColumns().size(),
-          "an inlined row has its family's columns");
-  if (family == catalog::InlinedTableName::kDelete) {
-    Require(row.size() == catalog::InlinedDeleteColumns().size(),
-            "an inlined delete has three columns");
-  }
+  if (!Decodes([&] { row = inlined::ReadDeleteRow(value); })) return;
+  Require(row.size() == catalog::InlinedDeleteColumns().size(),
+          "an inlined delete has three columns");
   std::string written;
-  if (!Decodes([&] { written = inlined::RowValue(name, row, row.size()); })) return;
-  Require(inlined::ReadRow(name, written) == row,
-          "an inlined row written back reads back the same");
+  if (!Decodes([&] { written = inlined::DeleteRowValue(row); })) return;
+  Require(inlined::ReadDeleteRow(written) == row,
+          "an inlined delete written back reads back the same");
+  const catalog::InlinedTableName name{catalog::InlinedTableName::kDelete, 7, 0};
   Decodes([&] { inlined::RowKey(name, row); });
+}
+
+// A batch of a table with three user columns: one that reads decodes to the
+// same rows, and those rows encode to a batch that reads back the same.
+void FuzzInlinedBatch(std::string_view payload) {
+  constexpr size_t kUserColumns = 3;
+  const std::string value = moraine::fuzz::SealFrame(
+      store::kValueCodecVersion, static_cast<uint8_t>(store::Kind::kInlinedRowBatch), payload);
+  std::optional<inlined::InlinedRowBatchView> view;
+  if (!Decodes([&] { view.emplace(value, kUserColumns); })) return;
+  std::optional<inlined::InlinedRowBatch> batch;
+  if (!Decodes([&] { batch.emplace(inlined::InlinedRowBatch::Decode(value, kUserColumns)); }) ||
+      batch->empty()) {
+    return;
+  }
+  const std::string written = batch->Encode();
+  const inlined::InlinedRowBatchView again(written, kUserColumns);
+  Require(again.CellsComplete(), "an encoded batch holds one cell per row and column");
+  Require(again.size() == view->size(), "an encoded batch keeps its rows");
+  for (size_t column = 0; column < kUserColumns; ++column) {
+    auto before = view->ColumnCells(column);
+    auto after = again.ColumnCells(column);
+    for (size_t row = 0; row < view->size(); ++row) {
+      Require(again.row_id(row) == view->row_id(row) &&
+                  again.end_snapshot(row) == view->end_snapshot(row) &&
+                  before.Next() == after.Next(),
+              "an encoded batch reads back the same rows");
+    }
+  }
 }
 
 void FuzzInlinedShape(std::string_view payload) {
@@ -205,8 +214,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   target -= v1_0.size();
   if (target < v1_1.size()) return FuzzMapping(v1_1[target], payload), 0;
   target -= v1_1.size();
-  if (target == 0) FuzzInlinedRow(catalog::InlinedTableName::kData, payload);
-  if (target == 1) FuzzInlinedRow(catalog::InlinedTableName::kDelete, payload);
+  if (target == 0) FuzzInlinedBatch(payload);
+  if (target == 1) FuzzInlinedDelete(payload);
   if (target == 2) FuzzInlinedShape(payload);
   return 0;
 }

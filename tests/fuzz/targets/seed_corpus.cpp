@@ -65,8 +65,8 @@ void RowMappingSeeds(const fs::path& dir) {
             std::string(1, static_cast<char>(selector++)) + payload);
     }
   }
-  for (store::Kind kind :
-       {store::Kind::kInlinedRow, store::Kind::kInlinedDelete, store::Kind::kInlinedTableShape}) {
+  for (store::Kind kind : {store::Kind::kInlinedRowBatch, store::Kind::kInlinedDelete,
+                           store::Kind::kInlinedTableShape}) {
     Write(dir, std::string(store::GetKindInfo(kind).name),
           std::string(1, static_cast<char>(selector++)) +
               moraine::fuzz::SampleRecord(kind, 9)->SerializeAsString());

@@ -1,0 +1,95 @@
+// One snapshot's rows of an inlined data table, as store format 3 keeps them:
+// one InlinedRowBatchRecord (store/records.proto) per (table, schema version,
+// begin_snapshot), its user columns one byte string each. DuckLake inlines a
+// commit's rows of a table in one INSERT and reads a table's inlined rows
+// whole, so a scan costs one record per commit instead of one per row, and a
+// reader that only needs some columns never touches the others' bytes.
+//
+// Two forms:
+//   InlinedRowBatchView  a stored value read in place (no copy of any cell),
+//                        for scans;
+//   InlinedRowBatch      decoded rows a transaction changes (an INSERT's rows
+//                        appended, a DELETE's end_snapshot set, a flush's
+//                        rows removed), framed again when the transaction's
+//                        scans or commit read it.
+// Thread-safety: neither is shared; a view lives as long as the bytes it reads.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace moraine::commit::inlined {
+
+class InlinedRowBatchView {
+ public:
+  // Reads the framed value `value` of a batch whose table has `user_columns`
+  // user columns. Throws store::CorruptionError for a value that does not
+  // parse, or whose lists disagree with each other or with `user_columns`.
+  InlinedRowBatchView(std::string_view value, size_t user_columns);
+
+  size_t size() const { return row_ids_.size(); }
+  int64_t row_id(size_t row) const { return row_ids_[row]; }
+  std::optional<int64_t> end_snapshot(size_t row) const {
+    if (ends_.empty() || ends_[row] < 0) return std::nullopt;
+    return ends_[row];
+  }
+
+  // The cells of one user column, row by row: nullopt for SQL NULL.
+  class Cells {
+   public:
+    // The next row's cell. Throws store::CorruptionError past the column's end.
+    std::optional<std::string_view> Next();
+
+   private:
+    friend class InlinedRowBatchView;
+    explicit Cells(std::string_view bytes) : rest_(bytes) {}
+    std::string_view rest_;
+  };
+  Cells ColumnCells(size_t column) const { return Cells(columns_[column]); }
+
+  // Whether every column holds exactly size() cells and nothing after them
+  // (a walk over every cell; for verification, not for scans).
+  bool CellsComplete() const;
+
+ private:
+  std::vector<int64_t> row_ids_;
+  std::vector<int64_t> ends_;  // empty: no row ended
+  std::vector<std::string_view> columns_;
+};
+
+class InlinedRowBatch {
+ public:
+  struct Row {
+    int64_t row_id = 0;
+    std::optional<int64_t> end_snapshot;
+    std::vector<std::optional<std::string>> cells;  // the user columns
+    bool removed = false;
+  };
+
+  explicit InlinedRowBatch(size_t user_columns) : user_columns_(user_columns) {}
+  // The batch a stored value holds; throws what InlinedRowBatchView throws.
+  static InlinedRowBatch Decode(std::string_view value, size_t user_columns);
+
+  // The index of the live row `row_id`, nullopt if the batch holds none.
+  std::optional<size_t> Find(int64_t row_id) const;
+  // Appends a row whose id the batch does not hold (the caller checked).
+  void Append(Row row);
+  Row& at(size_t index) { return rows_[index]; }
+  void Remove(size_t index);
+
+  bool empty() const { return index_.empty(); }
+  // The framed value of the live rows, in insertion order; a batch with no
+  // live row is deleted, not encoded.
+  std::string Encode() const;
+
+ private:
+  size_t user_columns_;
+  std::vector<Row> rows_;                      // removed rows stay until encoded
+  std::unordered_map<int64_t, size_t> index_;  // live rows by id
+};
+
+}  // namespace moraine::commit::inlined

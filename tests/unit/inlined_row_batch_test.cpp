@@ -1,0 +1,120 @@
+// The row batch of an inlined data table (commit/inlined_row_batch.h): rows
+// round-trip cell for cell, NULLs and ended rows included; removed rows leave
+// no trace; a value that is no batch of the table is a typed error.
+#include "commit/inlined_row_batch.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "store/error.h"
+#include "store/key_kind.h"
+#include "store/records.pb.h"
+#include "store/value_frame.h"
+
+namespace moraine::commit::inlined {
+namespace {
+
+InlinedRowBatch::Row MakeRow(int64_t id, std::optional<int64_t> end,
+                             std::vector<std::optional<std::string>> cells) {
+  return {id, end, std::move(cells), false};
+}
+
+TEST(InlinedRowBatch, RowsRoundTripWithNullsEndsAndEmptyCells) {
+  InlinedRowBatch batch(2);
+  batch.Append(MakeRow(7, std::nullopt, {"seven", std::nullopt}));
+  batch.Append(MakeRow(8, 12, {"", std::string(300, 'x')}));
+  batch.Append(MakeRow(3, std::nullopt, {std::nullopt, std::string("\0\1", 2)}));
+  const std::string value = batch.Encode();
+
+  const InlinedRowBatchView view(value, 2);
+  ASSERT_EQ(view.size(), 3u);
+  EXPECT_EQ(view.row_id(0), 7);
+  EXPECT_EQ(view.row_id(2), 3);
+  EXPECT_EQ(view.end_snapshot(0), std::nullopt);
+  EXPECT_EQ(view.end_snapshot(1), std::optional<int64_t>(12));
+  EXPECT_TRUE(view.CellsComplete());
+  auto first = view.ColumnCells(0);
+  EXPECT_EQ(first.Next(), std::optional<std::string_view>("seven"));
+  EXPECT_EQ(first.Next(), std::optional<std::string_view>(""));
+  EXPECT_EQ(first.Next(), std::nullopt);
+  EXPECT_THROW(first.Next(), store::CorruptionError);
+  auto second = view.ColumnCells(1);
+  EXPECT_EQ(second.Next(), std::nullopt);
+  EXPECT_EQ(second.Next(), std::optional<std::string_view>(std::string(300, 'x')));
+  EXPECT_EQ(second.Next(), std::optional<std::string_view>(std::string("\0\1", 2)));
+
+  auto decoded = InlinedRowBatch::Decode(value, 2);
+  EXPECT_EQ(decoded.Encode(), value);
+  ASSERT_TRUE(decoded.Find(8));
+  EXPECT_EQ(decoded.at(*decoded.Find(8)).cells[1], std::string(300, 'x'));
+  EXPECT_FALSE(decoded.Find(9));
+}
+
+TEST(InlinedRowBatch, RemovedRowsAreGoneAndTheLastOneEmptiesTheBatch) {
+  InlinedRowBatch batch(1);
+  batch.Append(MakeRow(1, 5, {"a"}));
+  batch.Append(MakeRow(2, std::nullopt, {"b"}));
+  batch.Remove(*batch.Find(1));
+  EXPECT_FALSE(batch.Find(1));
+  const InlinedRowBatchView view(batch.Encode(), 1);
+  ASSERT_EQ(view.size(), 1u);
+  EXPECT_EQ(view.row_id(0), 2);
+  EXPECT_EQ(view.end_snapshot(0), std::nullopt) << "no end list once no live row has ended";
+  batch.Remove(*batch.Find(2));
+  EXPECT_TRUE(batch.empty());
+  // A row id removed may come back.
+  batch.Append(MakeRow(1, std::nullopt, {std::nullopt}));
+  EXPECT_EQ(InlinedRowBatchView(batch.Encode(), 1).size(), 1u);
+}
+
+std::string Framed(const store::v1::InlinedRowBatchRecord& record) {
+  return store::FrameValue(store::Kind::kInlinedRowBatch, record);
+}
+
+TEST(InlinedRowBatch, AValueThatIsNoBatchOfTheTableIsCorruption) {
+  InlinedRowBatch batch(1);
+  batch.Append(MakeRow(1, std::nullopt, {"a"}));
+  EXPECT_THROW(InlinedRowBatchView(batch.Encode(), 2), store::CorruptionError)
+      << "a column count other than the table's";
+  EXPECT_THROW(InlinedRowBatchView("not a value", 1), store::CorruptionError);
+
+  store::v1::InlinedRowBatchRecord ends;
+  ends.add_row_ids(1);
+  ends.add_row_ids(2);
+  ends.add_end_snapshots(4);
+  ends.add_columns(
+      std::string("\x02"
+                  "a\x02"
+                  "b",
+                  4));
+  EXPECT_THROW(InlinedRowBatchView(Framed(ends), 1), store::CorruptionError);
+
+  store::v1::InlinedRowBatchRecord short_column;
+  short_column.add_row_ids(1);
+  short_column.add_row_ids(2);
+  short_column.add_columns(
+      std::string("\x02"
+                  "a",
+                  2));
+  const InlinedRowBatchView view(Framed(short_column), 1);
+  EXPECT_FALSE(view.CellsComplete());
+  EXPECT_THROW(InlinedRowBatch::Decode(Framed(short_column), 1), store::CorruptionError);
+
+  store::v1::InlinedRowBatchRecord overrun;
+  overrun.add_row_ids(1);
+  overrun.add_columns(
+      std::string("\x09"
+                  "ab",
+                  3));
+  EXPECT_THROW(InlinedRowBatch::Decode(Framed(overrun), 1), store::CorruptionError);
+
+  store::v1::InlinedRowBatchRecord twice;
+  twice.add_row_ids(1);
+  twice.add_row_ids(1);
+  twice.add_columns(std::string("\x00\x00", 2));
+  EXPECT_THROW(InlinedRowBatch::Decode(Framed(twice), 1), store::CorruptionError);
+}
+
+}  // namespace
+}  // namespace moraine::commit::inlined
