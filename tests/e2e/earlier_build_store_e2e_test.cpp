@@ -43,9 +43,9 @@ TEST(StoreOfAnEarlierBuild, ReadsThroughDuckLakeAndVerifiesClean) {
   std::filesystem::copy(kFixture, location);
   {
     test::DuckLakeSession refused;
-    const std::string error = refused.Error("ATTACH 'ducklake:moraine:" + location +
-                                            "' AS lake (DATA_PATH '" + dir.path("files") +
-                                            "/', OVERRIDE_DATA_PATH true)");
+    const std::string error =
+        refused.Error("ATTACH 'ducklake:moraine:" + location + "' AS lake (DATA_PATH '" +
+                      dir.path("files") + "/', OVERRIDE_DATA_PATH true)");
     EXPECT_NE(error.find("moraine migrate " + location), std::string::npos) << error;
   }
   const auto report = commit::MigrateStore(location);
