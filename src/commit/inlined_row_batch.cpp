@@ -1,5 +1,7 @@
 #include "commit/inlined_row_batch.h"
 
+#include <algorithm>
+
 #include "store/error.h"
 #include "store/key_kind.h"
 #include "store/payload_fields.h"
@@ -33,6 +35,8 @@ FieldRead ReadInt64s(WireFormat::WireType wire_type, Input& input, std::vector<i
   if (wire_type != WireFormat::WIRETYPE_LENGTH_DELIMITED) return FieldRead::kSkip;
   uint32_t length = 0;
   if (!input.ReadVarint32(&length)) return FieldRead::kFailed;
+  out.reserve(out.size() +
+              std::min<size_t>(length, input.BytesUntilLimit()));  // a value per byte at most
   const auto limit = input.PushLimit(static_cast<int>(length));
   while (input.BytesUntilLimit() > 0) {
     if (!input.ReadVarint64(&value)) return FieldRead::kFailed;
@@ -81,6 +85,9 @@ InlinedRowBatchView::InlinedRowBatchView(std::string_view value, size_t user_col
   if (!ends_.empty() && ends_.size() != row_ids_.size()) {
     ThrowCorrupt("has " + std::to_string(row_ids_.size()) + " rows and " +
                  std::to_string(ends_.size()) + " end snapshots");
+  }
+  if (std::any_of(ends_.begin(), ends_.end(), [](int64_t end) { return end < 0; })) {
+    ThrowCorrupt("has an end snapshot past the largest BIGINT");
   }
   if (columns_.size() != user_columns) {
     ThrowCorrupt("has " + std::to_string(columns_.size()) + " columns where its table has " +
@@ -167,7 +174,9 @@ std::string InlinedRowBatch::Encode() const {
   for (const auto& row : rows_) {
     if (row.removed) continue;
     record.add_row_ids(row.row_id);
-    if (ended) record.add_end_snapshots(row.end_snapshot.value_or(-1));
+    if (ended) {
+      record.add_end_snapshots(row.end_snapshot ? static_cast<uint64_t>(*row.end_snapshot) + 1 : 0);
+    }
     for (size_t column = 0; column < user_columns_; ++column) {
       const auto& cell = row.cells[column];
       AppendVarint(columns[column], cell ? cell->size() + 1 : 0);

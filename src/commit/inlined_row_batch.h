@@ -34,8 +34,8 @@ class InlinedRowBatchView {
   size_t size() const { return row_ids_.size(); }
   int64_t row_id(size_t row) const { return row_ids_[row]; }
   std::optional<int64_t> end_snapshot(size_t row) const {
-    if (ends_.empty() || ends_[row] < 0) return std::nullopt;
-    return ends_[row];
+    if (ends_.empty() || ends_[row] == 0) return std::nullopt;
+    return ends_[row] - 1;
   }
 
   // The cells of one user column, row by row: nullopt for SQL NULL.
@@ -57,7 +57,7 @@ class InlinedRowBatchView {
 
  private:
   std::vector<int64_t> row_ids_;
-  std::vector<int64_t> ends_;  // empty: no row ended
+  std::vector<int64_t> ends_;  // end_snapshot + 1, 0 for NULL; empty: no row ended
   std::vector<std::string_view> columns_;
 };
 

@@ -22,6 +22,7 @@
 #include "store/error.h"
 #include "store/records.pb.h"
 #include "store/value_frame.h"
+#include "util/big_endian.h"
 
 namespace moraine::commit {
 
@@ -142,8 +143,13 @@ class StoreRowTransaction final : public RowTransaction {
               .Encode();
     }
     view_.Scan(range, [&](std::string_view key, std::string_view value) {
-      visit(static_cast<int64_t>(store::Key::Decode(key).components()[2]),
-            inlined::InlinedRowBatchView(value, user_columns));
+      // The begin snapshot is the key's last component, fixed-width
+      // big-endian; a key of another size decodes (and throws) in full.
+      constexpr size_t kBatchKeySize = 2 + 3 * sizeof(uint64_t);
+      const uint64_t begin = key.size() == kBatchKeySize
+                                 ? util::ReadBigEndian64(key.data() + key.size() - sizeof(uint64_t))
+                                 : store::Key::Decode(key).components()[2];
+      visit(static_cast<int64_t>(begin), inlined::InlinedRowBatchView(value, user_columns));
     });
   }
 

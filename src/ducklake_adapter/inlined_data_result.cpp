@@ -102,106 +102,144 @@ std::optional<std::vector<ProjectedColumn>> Projection(duckdb::ClientContext& co
   return projection;
 }
 
-// The live rows, gathered batch by batch: the cells of the projected user
-// columns copied into one arena, column by column per batch.
+// The live rows, decoded batch by batch straight into chunks of the
+// projection's stored types, in the order the batches hold them.
 class LiveRows {
  public:
-  explicit LiveRows(std::vector<size_t> user_columns) : user_columns_(std::move(user_columns)) {}
+  LiveRows(const std::vector<ProjectedColumn>& projection,
+           duckdb::vector<duckdb::LogicalType> types)
+      : projection_(projection), types_(std::move(types)) {}
 
   void Add(int64_t begin, const commit::inlined::InlinedRowBatchView& batch, int64_t snapshot) {
-    const auto index = static_cast<uint32_t>(batches_.size());
-    batches_.push_back({begin, cells_.size(), batch.size()});
-    for (size_t column : user_columns_) {
-      auto cells = batch.ColumnCells(column);
-      for (size_t row = 0; row < batch.size(); ++row) {
-        const auto cell = cells.Next();
-        if (!cell) {
-          cells_.push_back({0, kNull});
-          continue;
-        }
-        cells_.push_back({arena_.size(), cell->size()});
-        arena_.append(*cell);
-      }
-    }
+    live_.clear();
     for (size_t row = 0; row < batch.size(); ++row) {
       const auto end = batch.end_snapshot(row);
       if (end && *end <= snapshot) continue;
-      if (!refs_.empty() && refs_.back().row_id > batch.row_id(row)) sorted_ = false;
-      refs_.push_back({batch.row_id(row), end.value_or(-1), index, static_cast<uint32_t>(row)});
+      live_.push_back(row);
+      if (!row_ids_.empty() && row_ids_.back() > batch.row_id(row)) sorted_ = false;
+      row_ids_.push_back(batch.row_id(row));
     }
-  }
-
-  // DuckLake orders the rows by row id (its deletion filter relies on it);
-  // rows arrive in that order unless updates re-inserted old row ids.
-  void SortByRowId() {
-    if (sorted_) return;
-    std::stable_sort(refs_.begin(), refs_.end(),
-                     [](const Ref& a, const Ref& b) { return a.row_id < b.row_id; });
-    sorted_ = true;
-  }
-
-  // Writes rows [first, first + count) of `projected`, the `user_slot`th
-  // decoded user column if it is one, into `out`, in its stored type.
-  void Write(const ProjectedColumn& projected, size_t user_slot, size_t first, size_t count,
-             duckdb::Vector& out) const {
+    if (live_.empty()) return;
+    const size_t first = size_;
+    size_ += live_.size();
+    while (chunks_.size() * STANDARD_VECTOR_SIZE < size_) {
+      auto& chunk = chunks_.emplace_back(duckdb::make_uniq<duckdb::DataChunk>());
+      chunk->Initialize(duckdb::Allocator::DefaultAllocator(), types_);
+    }
     using S = ProjectedColumn::Source;
-    for (size_t i = 0; i < count; ++i) {
-      const Ref& ref = refs_[first + i];
-      const Batch& batch = batches_[ref.batch];
-      switch (projected.source) {
-        case S::kRowId:
-          duckdb::FlatVector::GetData<int64_t>(out)[i] = ref.row_id;
-          break;
-        case S::kBeginSnapshot:
-          duckdb::FlatVector::GetData<int64_t>(out)[i] = batch.begin;
-          break;
-        case S::kEndSnapshot:
-          if (ref.end < 0) {
-            // SetNull, not the validity alone: a nested vector's children
-            // must be NULL too.
-            duckdb::FlatVector::SetNull(out, i, true);
-          } else {
-            duckdb::FlatVector::GetData<int64_t>(out)[i] = ref.end;
+    for (size_t column = 0; column < projection_.size(); ++column) {
+      const auto& projected = projection_[column];
+      if (projected.source != S::kUser) {
+        for (size_t i = 0; i < live_.size(); ++i) {
+          const size_t row = live_[i];
+          auto [vector, at] = Target(first + i, column);
+          const auto end = batch.end_snapshot(row);
+          if (projected.source == S::kEndSnapshot && !end) {
+            duckdb::FlatVector::SetNull(vector, at, true);
+            continue;
           }
-          break;
-        case S::kUser: {
-          const Cell& cell = cells_[batch.first_cell + user_slot * batch.rows + ref.row];
-          if (cell.length == kNull) {
-            duckdb::FlatVector::SetNull(out, i, true);
-          } else {
-            duckdb_shim::WriteOpaqueCell(std::string_view(arena_).substr(cell.offset, cell.length),
-                                         projected.stored, out, i);
-          }
-          break;
+          duckdb::FlatVector::GetData<int64_t>(vector)[at] =
+              projected.source == S::kRowId           ? batch.row_id(row)
+              : projected.source == S::kBeginSnapshot ? begin
+                                                      : *end;
+        }
+        continue;
+      }
+      auto cells = batch.ColumnCells(projected.user_column);
+      size_t next_live = 0;
+      for (size_t row = 0; row < batch.size() && next_live < live_.size(); ++row) {
+        const auto cell = cells.Next();
+        if (live_[next_live] != row) continue;
+        auto [vector, at] = Target(first + next_live, column);
+        ++next_live;
+        if (!cell) {
+          // SetNull, not the validity alone: a nested vector's children
+          // must be NULL too.
+          duckdb::FlatVector::SetNull(vector, at, true);
+        } else {
+          duckdb_shim::WriteOpaqueCell(*cell, projected.stored, vector, at);
         }
       }
     }
   }
 
-  size_t size() const { return refs_.size(); }
+  // The rows in row id order (DuckLake orders them so; its deletion filter
+  // relies on it), cast to the projection's types. They arrive in that order
+  // unless updates re-inserted old row ids into later batches.
+  duckdb::unique_ptr<duckdb::ColumnDataCollection> Finish(duckdb::ClientContext& context) {
+    duckdb::vector<duckdb::LogicalType> out_types;
+    for (const auto& column : projection_) out_types.push_back(column.type);
+    auto collection = duckdb::make_uniq<duckdb::ColumnDataCollection>(
+        duckdb::Allocator::DefaultAllocator(), out_types);
+    duckdb::DataChunk ordered, out;
+    ordered.Initialize(duckdb::Allocator::DefaultAllocator(), types_);
+    out.Initialize(duckdb::Allocator::DefaultAllocator(), out_types);
+    std::vector<size_t> order;
+    if (!sorted_) {
+      order.resize(size_);
+      for (size_t i = 0; i < size_; ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](size_t a, size_t b) { return row_ids_[a] < row_ids_[b]; });
+    }
+    for (size_t first = 0; first < size_; first += STANDARD_VECTOR_SIZE) {
+      const size_t count = std::min<size_t>(STANDARD_VECTOR_SIZE, size_ - first);
+      duckdb::DataChunk* source = chunks_[first / STANDARD_VECTOR_SIZE].get();
+      source->SetCardinality(count);
+      if (!sorted_) {
+        ordered.Reset();
+        Gather(order, first, count, ordered);
+        source = &ordered;
+      }
+      out.Reset();
+      for (size_t column = 0; column < projection_.size(); ++column) {
+        if (out_types[column] == types_[column]) {
+          out.data[column].Reference(source->data[column]);
+        } else {
+          duckdb::VectorOperations::Cast(context, source->data[column], out.data[column], count);
+        }
+      }
+      out.SetCardinality(count);
+      collection->Append(out);
+    }
+    return collection;
+  }
+
+  size_t size() const { return size_; }
 
  private:
-  static constexpr size_t kNull = SIZE_MAX;
-  struct Batch {
-    int64_t begin;
-    size_t first_cell;  // its cells in cells_: column by column, row by row
-    size_t rows;
-  };
-  struct Cell {
-    size_t offset;  // in arena_
-    size_t length;  // kNull: SQL NULL
-  };
-  struct Ref {
-    int64_t row_id;
-    int64_t end;  // -1: NULL
-    uint32_t batch;
-    uint32_t row;
-  };
-  std::vector<size_t> user_columns_;  // the decoded user columns
-  std::vector<Batch> batches_;
-  std::vector<Cell> cells_;
-  std::string arena_;
-  std::vector<Ref> refs_;
+  std::pair<duckdb::Vector&, size_t> Target(size_t position, size_t column) {
+    return {chunks_[position / STANDARD_VECTOR_SIZE]->data[column],
+            position % STANDARD_VECTOR_SIZE};
+  }
+
+  // Copies the rows order[first, first + count) into `into`, a run of rows
+  // of one arrival chunk at a time.
+  void Gather(const std::vector<size_t>& order, size_t first, size_t count,
+              duckdb::DataChunk& into) const {
+    duckdb::SelectionVector selection(STANDARD_VECTOR_SIZE);
+    size_t done = 0;
+    while (done < count) {
+      const size_t chunk = order[first + done] / STANDARD_VECTOR_SIZE;
+      size_t run = 0;
+      while (done + run < count && order[first + done + run] / STANDARD_VECTOR_SIZE == chunk) {
+        selection.set_index(run, order[first + done + run] % STANDARD_VECTOR_SIZE);
+        ++run;
+      }
+      for (size_t column = 0; column < types_.size(); ++column) {
+        duckdb::VectorOperations::Copy(chunks_[chunk]->data[column], into.data[column], selection,
+                                       run, 0, done);
+      }
+      done += run;
+    }
+    into.SetCardinality(count);
+  }
+
+  const std::vector<ProjectedColumn>& projection_;
+  duckdb::vector<duckdb::LogicalType> types_;  // stored, per projected column
+  std::vector<duckdb::unique_ptr<duckdb::DataChunk>> chunks_;
+  std::vector<int64_t> row_ids_;  // per live row, in arrival order
+  std::vector<size_t> live_;      // the live rows of the batch being added
+  size_t size_ = 0;
   bool sorted_ = true;
 };
 
@@ -219,55 +257,20 @@ duckdb::unique_ptr<duckdb::QueryResult> InlinedDataResult(duckdb::ClientContext&
   auto projection = Projection(context, *spec, columns);
   if (!projection || projection->empty()) return nullptr;
 
-  // Which user columns are decoded, and where each projected one sits among them.
-  std::vector<size_t> user_columns;
-  std::vector<size_t> user_slot(projection->size(), 0);
-  for (size_t i = 0; i < projection->size(); ++i) {
-    const auto& column = (*projection)[i];
-    if (column.source != ProjectedColumn::Source::kUser) continue;
-    const auto at = std::find(user_columns.begin(), user_columns.end(), column.user_column);
-    user_slot[i] = static_cast<size_t>(at - user_columns.begin());
-    if (at == user_columns.end()) user_columns.push_back(column.user_column);
-  }
-  LiveRows live(user_columns);
+  duckdb::vector<duckdb::LogicalType> stored_types;
+  for (const auto& column : *projection) stored_types.push_back(column.stored);
+  LiveRows live(*projection, std::move(stored_types));
   rows.ScanInlinedBatches(table, snapshot,
                           [&](int64_t begin, const commit::inlined::InlinedRowBatchView& batch) {
                             live.Add(begin, batch, snapshot);
                           });
-  live.SortByRowId();
-
   duckdb::vector<std::string> names;
-  duckdb::vector<duckdb::LogicalType> stored_types, types;
   for (size_t i = 0; i < projection->size(); ++i) {
     names.push_back("col" + std::to_string(i + 1));  // DuckLake's aliases
-    stored_types.push_back((*projection)[i].stored);
-    types.push_back((*projection)[i].type);
-  }
-  auto collection =
-      duckdb::make_uniq<duckdb::ColumnDataCollection>(duckdb::Allocator::DefaultAllocator(), types);
-  duckdb::DataChunk stored, out;
-  stored.Initialize(duckdb::Allocator::DefaultAllocator(), stored_types);
-  out.Initialize(duckdb::Allocator::DefaultAllocator(), types);
-  for (size_t first = 0; first < live.size(); first += STANDARD_VECTOR_SIZE) {
-    const size_t count = std::min<size_t>(STANDARD_VECTOR_SIZE, live.size() - first);
-    stored.Reset();
-    out.Reset();
-    for (size_t i = 0; i < projection->size(); ++i) {
-      const auto& column = (*projection)[i];
-      live.Write(column, user_slot[i], first, count, stored.data[i]);
-      if (column.type == column.stored) {
-        out.data[i].Reference(stored.data[i]);
-      } else {
-        duckdb::VectorOperations::Cast(context, stored.data[i], out.data[i], count);
-      }
-    }
-    stored.SetCardinality(count);
-    out.SetCardinality(count);
-    collection->Append(out);
   }
   return duckdb::make_uniq<duckdb::MaterializedQueryResult>(
       duckdb::StatementType::SELECT_STATEMENT, duckdb::StatementProperties(), std::move(names),
-      std::move(collection), context.GetClientProperties());
+      live.Finish(context), context.GetClientProperties());
 }
 
 }  // namespace moraine::ducklake_adapter

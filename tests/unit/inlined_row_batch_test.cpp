@@ -90,6 +90,12 @@ TEST(InlinedRowBatch, AValueThatIsNoBatchOfTheTableIsCorruption) {
                   4));
   EXPECT_THROW(InlinedRowBatchView(Framed(ends), 1), store::CorruptionError);
 
+  store::v1::InlinedRowBatchRecord huge_end;
+  huge_end.add_row_ids(1);
+  huge_end.add_end_snapshots(UINT64_MAX);
+  huge_end.add_columns(std::string("\x00", 1));
+  EXPECT_THROW(InlinedRowBatchView(Framed(huge_end), 1), store::CorruptionError);
+
   store::v1::InlinedRowBatchRecord short_column;
   short_column.add_row_ids(1);
   short_column.add_row_ids(2);
