@@ -11,8 +11,10 @@
 //                           the Value (its first field id, 100), so nested
 //                           and modified types round-trip exactly. Every cell
 //                           stored before the first two existed is one.
-// The first two decode with one copy into a vector, which is what makes a
-// scan of inlined rows cost what a scan of a DuckDB table does.
+// The type id is DuckDB's LogicalTypeId, whose numbers DuckDB's own storage
+// format writes and so keeps across releases. The first two decode with one
+// copy into a vector, which is what makes a scan of inlined rows cost what a
+// scan of a DuckDB table does.
 #pragma once
 
 #include <string>
