@@ -26,7 +26,7 @@ size_t UserColumns(const store::KvSnapshot& snapshot, const catalog::InlinedTabl
   if (!shape) {
     throw store::CorruptionError("inlined row " + row_key + " belongs to no inlined table");
   }
-  return inlined::SpecOf(name, *shape).columns.size() - catalog::InlinedDataLeadingColumns().size();
+  return inlined::UserColumnCount(name, *shape);
 }
 
 }  // namespace

@@ -96,6 +96,10 @@ TableSpec SpecOf(const InlinedTableName& name, std::string_view existence_value)
   return spec;
 }
 
+size_t UserColumnCount(const InlinedTableName& name, std::string_view existence_value) {
+  return SpecOf(name, existence_value).columns.size() - catalog::InlinedDataLeadingColumns().size();
+}
+
 std::string ExistenceValue(const InlinedTableName& name, const TableSpec& spec) {
   const auto& family = FamilyColumns(name);
   const std::string table = catalog::FormatInlinedTableName(name);

@@ -34,6 +34,9 @@ store::Key RowKey(const catalog::InlinedTableName& name, const catalog::Row& row
 
 // The table's declaration from its stored existence record.
 TableSpec SpecOf(const catalog::InlinedTableName& name, std::string_view existence_value);
+// A data table's user columns (those after row_id, begin_snapshot and
+// end_snapshot), from its stored existence record.
+size_t UserColumnCount(const catalog::InlinedTableName& name, std::string_view existence_value);
 // The existence record for a CREATE TABLE of `spec`; throws
 // store::InvalidArgumentError unless the spec starts with the family's columns.
 std::string ExistenceValue(const catalog::InlinedTableName& name, const TableSpec& spec);

@@ -127,13 +127,13 @@ class StoreRowTransaction final : public RowTransaction {
                           const InlinedBatchVisitor& visit) override {
     RequireOpen();
     const auto name = catalog::ParseInlinedTableName(table);
-    const auto spec = FindTable(table);
-    if (!name || name->kind != InlinedTableName::kData || !spec) {
-      throw store::NotFoundError("no inlined data table " + std::string(table));
-    }
+    const auto shape = name && name->kind == InlinedTableName::kData
+                           ? view_.Get(inlined::ExistenceKey(*name).Encode())
+                           : std::nullopt;
+    if (!shape) throw store::NotFoundError("no inlined data table " + std::string(table));
     if (snapshot < 0) return;
     staged_.FlushContainers();
-    const size_t user_columns = spec->columns.size() - catalog::InlinedDataLeadingColumns().size();
+    const size_t user_columns = inlined::UserColumnCount(*name, *shape);
     store::KeyRange range = inlined::RowRange(*name);
     if (snapshot < INT64_MAX) {
       range.end =

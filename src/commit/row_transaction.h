@@ -213,7 +213,7 @@ class RowTransaction {
   // The rows of inlined data table `table` live at `snapshot` (DuckLake's
   // GetNetInlinedRowCount). Throws store::NotFoundError for a table the
   // transaction does not serve.
-  int64_t LiveInlinedRowCount(std::string_view table, int64_t snapshot, bool at_head);
+  int64_t LiveInlinedRowCount(std::string_view table, int64_t snapshot);
   // The row batches of inlined data table `table` (commit/inlined_row_batch.h)
   // whose rows began at or before `snapshot`, in begin_snapshot order, staged
   // writes visible: visit(begin_snapshot, batch), the batch valid for the

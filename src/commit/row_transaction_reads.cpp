@@ -146,8 +146,7 @@ int64_t RowTransaction::NetDataFileRowCount(int64_t table_id, int64_t snapshot, 
   return count;
 }
 
-int64_t RowTransaction::LiveInlinedRowCount(std::string_view table, int64_t snapshot,
-                                            bool /*at_head*/) {
+int64_t RowTransaction::LiveInlinedRowCount(std::string_view table, int64_t snapshot) {
   // The batches that began by `snapshot`, less their rows ended by then: no
   // cell is read.
   int64_t count = 0;

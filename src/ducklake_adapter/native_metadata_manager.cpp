@@ -695,10 +695,9 @@ uint64_t ManagerSlots::GetNetDataFileRowCount(abi::TableIndex table_id,
 uint64_t ManagerSlots::GetNetInlinedRowCount(const std::string& inlined_table,
                                              abi::DuckLakeSnapshot snapshot) {
   const auto count = CountInStore(
-      this, snapshot, [&](commit::RowTransaction& rows, bool at_head) -> std::optional<int64_t> {
+      this, snapshot, [&](commit::RowTransaction& rows, bool) -> std::optional<int64_t> {
         if (!rows.FindTable(inlined_table)) return std::nullopt;
-        return rows.LiveInlinedRowCount(inlined_table, static_cast<int64_t>(snapshot.snapshot_id),
-                                        at_head);
+        return rows.LiveInlinedRowCount(inlined_table, static_cast<int64_t>(snapshot.snapshot_id));
       });
   if (!count) {
     return (this->*MemberAt<decltype(&ManagerSlots::GetNetInlinedRowCount)>(OriginalSlot(

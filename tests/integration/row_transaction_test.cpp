@@ -289,6 +289,16 @@ TEST_F(RowTransactionTest, BoundsNarrowScansWithoutChangingTheirAnswer) {
   EXPECT_TRUE(Rows(*txn, "ducklake_column", {{3, int64_t{4}, int64_t{3}}}).empty());
 }
 
+// ducklake_inlined_data_1_1 of a table with one VARCHAR column, `name`.
+TableSpec InlinedNamesSpec() {
+  return {"ducklake_inlined_data_1_1",
+          {{"row_id", "BIGINT"},
+           {"begin_snapshot", "BIGINT"},
+           {"end_snapshot", "BIGINT"},
+           {"name", "VARCHAR"}},
+          {}};
+}
+
 TEST_F(RowTransactionTest, InlinedTablesKeepOpaqueCellsAndVanishWhenDropped) {
   auto txn = Begin();
   const TableSpec spec{"ducklake_inlined_data_1_2",
@@ -321,12 +331,7 @@ TEST_F(RowTransactionTest, InlinedTablesKeepOpaqueCellsAndVanishWhenDropped) {
 // the batches at a snapshot sees only those that began by then.
 TEST_F(RowTransactionTest, OneSnapshotsInlinedRowsShareOneBatch) {
   auto txn = Begin();
-  const TableSpec spec{"ducklake_inlined_data_1_1",
-                       {{"row_id", "BIGINT"},
-                        {"begin_snapshot", "BIGINT"},
-                        {"end_snapshot", "BIGINT"},
-                        {"name", "VARCHAR"}},
-                       {}};
+  const TableSpec spec = InlinedNamesSpec();
   txn->CreateTable(spec);
   for (int64_t row = 0; row < 5; ++row) {
     txn->Insert(spec.name, {row, int64_t{2}, kNull, OpaqueValue{"r" + std::to_string(row)}});
@@ -349,9 +354,9 @@ TEST_F(RowTransactionTest, OneSnapshotsInlinedRowsShareOneBatch) {
   }
   end->Commit();
   EXPECT_EQ(KeysIn(*store_, store::Subspace::kInlineData, store::Kind::kInlinedRowBatch), 2u);
-  EXPECT_EQ(Begin()->LiveInlinedRowCount(spec.name, 3, false), 6);
-  EXPECT_EQ(Begin()->LiveInlinedRowCount(spec.name, 4, false), 4);
-  EXPECT_EQ(Begin()->LiveInlinedRowCount(spec.name, 2, false), 5);
+  EXPECT_EQ(Begin()->LiveInlinedRowCount(spec.name, 3), 6);
+  EXPECT_EQ(Begin()->LiveInlinedRowCount(spec.name, 4), 4);
+  EXPECT_EQ(Begin()->LiveInlinedRowCount(spec.name, 2), 5);
 
   std::vector<std::pair<int64_t, size_t>> batches;
   Begin()->ScanInlinedBatches(spec.name, 2, [&](int64_t begin, const auto& batch) {
@@ -377,12 +382,7 @@ TEST_F(RowTransactionTest, OneSnapshotsInlinedRowsShareOneBatch) {
 
 TEST_F(RowTransactionTest, AnInlinedRowIdCanHaveOneVersionPerBeginSnapshot) {
   auto txn = Begin();
-  const TableSpec spec{"ducklake_inlined_data_1_1",
-                       {{"row_id", "BIGINT"},
-                        {"begin_snapshot", "BIGINT"},
-                        {"end_snapshot", "BIGINT"},
-                        {"name", "VARCHAR"}},
-                       {}};
+  const TableSpec spec = InlinedNamesSpec();
   txn->CreateTable(spec);
   txn->Insert(spec.name, {int64_t{0}, int64_t{2}, kNull, OpaqueValue{"one"}});
   txn->Commit();

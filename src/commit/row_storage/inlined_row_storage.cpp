@@ -118,8 +118,7 @@ size_t InlinedRowStorage::UserColumns() {
   if (!user_columns_) {
     const auto shape = staged_.view().Get(inlined::ExistenceKey(name_).Encode());
     if (!shape) throw store::NotFoundError("table " + table_ + " does not exist");
-    user_columns_ =
-        inlined::SpecOf(name_, *shape).columns.size() - catalog::InlinedDataLeadingColumns().size();
+    user_columns_ = inlined::UserColumnCount(name_, *shape);
   }
   return *user_columns_;
 }
