@@ -148,13 +148,27 @@ int main(int argc, char** argv) {
     // Limits as the README asks of a cluster serving moraine.
     test::EtcdCluster cluster(test::EtcdCluster::Options{
         .flags = {"--max-txn-ops=4096", "--max-request-bytes=33554432"}});
+    // The same secured: TLS on client and peer ports, --client-cert-auth,
+    // etcd's auth on; the writers are its lake_writer, by password (the
+    // MORAINE_ETCD_* environment, which the writer processes inherit).
+    test::EtcdCluster secured(
+        test::EtcdCluster::Options{.flags = {"--max-txn-ops=4096", "--max-request-bytes=33554432"},
+                                   .secured_prefix = "bench"});
     bench::PostgresServer postgres;
     int lakes = 0;
     const std::vector<bench::Catalog> catalogs = {
         {"moraine/etcd",
          [&](const std::string& files) {
+           test::EtcdCluster::ActAsNobody();
            return std::vector<std::string>{
                "ATTACH 'ducklake:moraine:" + cluster.Location("bench" + std::to_string(++lakes)) +
+               "' AS lake (DATA_PATH '" + files + "')"};
+         }},
+        {"moraine/etcds",
+         [&](const std::string& files) {
+           secured.ActAs(test::EtcdCluster::kWriter, /*by_password=*/true);
+           return std::vector<std::string>{
+               "ATTACH 'ducklake:moraine:" + secured.Location("bench" + std::to_string(++lakes)) +
                "' AS lake (DATA_PATH '" + files + "')"};
          }},
         {"postgres",
@@ -180,8 +194,9 @@ int main(int argc, char** argv) {
       }
     }
     if (at_eight["postgres"] > 0) {
-      std::printf("\n8 writers: moraine/etcd / postgres = %.2f\n",
-                  at_eight["moraine/etcd"] / at_eight["postgres"]);
+      std::printf("\n8 writers: moraine/etcd / postgres = %.2f, moraine/etcds / postgres = %.2f\n",
+                  at_eight["moraine/etcd"] / at_eight["postgres"],
+                  at_eight["moraine/etcds"] / at_eight["postgres"]);
     }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "writers_bench: %s\n", error.what());

@@ -6,7 +6,7 @@
 # of any distribution is used: the extension needs only the libc family.
 #
 # Targets: moraine::zlib, moraine::rocksdb (with snappy), moraine::curl (with
-# nghttp2), and protobuf's own protobuf::libprotobuf and protobuf::protoc.
+# nghttp2 and OpenSSL), and protobuf's own protobuf::libprotobuf and protobuf::protoc.
 set(MORAINE_STATIC_DEPS_DIR "${MORAINE_DEPS_DIR}/static" CACHE PATH
     "prefix of the statically linked libraries (scripts/build_static_deps.sh)")
 if(NOT EXISTS "${MORAINE_STATIC_DEPS_DIR}/.complete")
@@ -34,4 +34,6 @@ moraine_static_library(moraine::snappy libsnappy.a)
 moraine_static_library(moraine::rocksdb librocksdb.a moraine::snappy Threads::Threads
                        ${CMAKE_DL_LIBS})
 moraine_static_library(moraine::nghttp2 libnghttp2.a)
-moraine_static_library(moraine::curl libcurl.a moraine::nghttp2 Threads::Threads)
+moraine_static_library(moraine::crypto libcrypto.a Threads::Threads)
+moraine_static_library(moraine::ssl libssl.a moraine::crypto)
+moraine_static_library(moraine::curl libcurl.a moraine::nghttp2 moraine::ssl Threads::Threads)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libraries moraine links statically — zlib, snappy, RocksDB,
-# protobuf (with its protoc), nghttp2 and libcurl — from the source crates
+# protobuf (with its protoc), OpenSSL, nghttp2 and libcurl — from the source crates
 # pinned in deps/pins.tsv (client `crate`), position independent, into a
 # prefix that stays on this machine between runs and clones:
 #
@@ -152,6 +152,23 @@ cmake_build protobuf "$work/src/protobuf-source/protobuf" \
   -Dprotobuf_BUILD_TESTS=OFF -Dprotobuf_BUILD_EXAMPLES=OFF -Dprotobuf_WITH_ZLIB=OFF \
   -Dprotobuf_BUILD_SHARED_LIBS=OFF -Dprotobuf_BUILD_PROTOC_BINARIES=ON \
   -Dprotobuf_BUILD_LIBPROTOC=ON
+# OpenSSL: TLS to etcd members (etcds://). Libraries only, no shared
+# objects, no loadable modules or engines (nothing is ever dlopen'ed): the
+# default provider is built in. Its configuration and default trust store are
+# looked up under /etc/ssl, where Debian, Ubuntu and Alpine keep them; a lake
+# names its CA file anyway.
+build_openssl() {
+  log "building openssl"
+  local source="$work/src/openssl-source/openssl"
+  (cd "$source" &&
+    ./Configure linux-x86_64 no-shared no-tests no-docs no-dso no-engine no-module no-legacy \
+      no-ui-console --prefix="$out" --libdir=lib --openssldir=/etc/ssl $common_flags \
+      >"$work/openssl.configure.log" 2>&1 &&
+    make -j "$jobs" build_libs >"$work/openssl.build.log" 2>&1 &&
+    make install_dev >"$work/openssl.install.log" 2>&1) ||
+    { tail -n 40 "$work"/openssl.*.log; exit 1; }
+}
+build_openssl
 # nghttp2 and libcurl: the etcd client's HTTP/2, for etcd's gRPC API. The
 # crate leaves curl's docs out (so no Perl, no examples), and arc4random,
 # new in glibc 2.36, stays unused so the extension loads on older glibcs.
@@ -161,7 +178,8 @@ cmake_build curl "$work/src/curl-source/curl" \
   -DBUILD_STATIC_LIBS=ON -DBUILD_CURL_EXE=OFF -DBUILD_TESTING=OFF -DBUILD_LIBCURL_DOCS=OFF \
   -DBUILD_MISC_DOCS=OFF -DENABLE_CURL_MANUAL=OFF -DBUILD_EXAMPLES=OFF \
   -DCMAKE_DISABLE_FIND_PACKAGE_Perl=ON -DCURL_USE_PKGCONFIG=OFF -DHTTP_ONLY=ON \
-  -DCURL_ENABLE_SSL=OFF -DUSE_NGHTTP2=ON -DNGHTTP2_INCLUDE_DIR="$out/include" \
+  -DCURL_ENABLE_SSL=ON -DCURL_USE_OPENSSL=ON -DOPENSSL_ROOT_DIR="$out" -DOPENSSL_USE_STATIC_LIBS=ON \
+  -DCURL_CA_BUNDLE=none -DCURL_CA_PATH=none -DCURL_CA_FALLBACK=ON -DUSE_NGHTTP2=ON -DNGHTTP2_INCLUDE_DIR="$out/include" \
   -DNGHTTP2_LIBRARY="$out/lib/libnghttp2.a" -DCURL_ZLIB=OFF -DCURL_BROTLI=OFF \
   -DCURL_ZSTD=OFF -DUSE_LIBIDN2=OFF -DCURL_USE_LIBPSL=OFF -DCURL_USE_LIBSSH2=OFF \
   -DCURL_USE_LIBSSH=OFF -DCURL_USE_GSSAPI=OFF -DUSE_LIBRTMP=OFF -DENABLE_ARES=OFF \

@@ -24,10 +24,13 @@ std::string Canonical(const std::string& location) {
   return std::filesystem::weakly_canonical(std::filesystem::absolute(location)).string();
 }
 
-std::shared_ptr<store::KvStore> Opened(const std::string& location, bool read_only, bool create) {
+std::shared_ptr<store::KvStore> Opened(const std::string& location, bool read_only, bool create,
+                                       const std::optional<store::EtcdSecurity>& security) {
   try {
-    return std::make_shared<CatalogCachingStore>(store::OpenKvStore(
-        {.location = location, .read_only = read_only, .create_if_missing = create}));
+    return std::make_shared<CatalogCachingStore>(store::OpenKvStore({.location = location,
+                                                                     .read_only = read_only,
+                                                                     .create_if_missing = create,
+                                                                     .etcd_security = security}));
   } catch (const store::NotFoundError&) {
     if (create) throw;
     return nullptr;
@@ -41,21 +44,26 @@ StoreRegistry& StoreRegistry::Instance() {
   return *registry;
 }
 
-std::shared_ptr<store::KvStore> StoreRegistry::Open(const std::string& path, bool read_only,
-                                                    bool create) {
+std::shared_ptr<store::KvStore> StoreRegistry::Open(
+    const std::string& path, bool read_only, bool create,
+    const std::optional<store::EtcdSecurity>& etcd_security) {
   const auto location = Canonical(path);
   // A private in-memory store is, by definition, never shared.
-  if (location == store::kMemoryScheme) return Opened(location, read_only, create);
+  if (location == store::kMemoryScheme) return Opened(location, read_only, create, etcd_security);
+  std::string key = location;
+  if (store::EtcdLocation::Matches(location)) {
+    key += '\n' + etcd_security.value_or(store::EtcdSecurity::FromEnvironment()).Identity();
+  }
   std::lock_guard<std::mutex> lock(mutex_);
-  auto& handles = handles_[location];
+  auto& handles = handles_[key];
   if (auto writer = handles.read_write.lock()) return writer;
   if (read_only) {
     if (auto reader = handles.read_only.lock()) return reader;
-    auto reader = Opened(location, true, create);
+    auto reader = Opened(location, true, create, etcd_security);
     if (reader) handles.read_only = reader;
     return reader;
   }
-  auto writer = Opened(location, false, create);
+  auto writer = Opened(location, false, create, etcd_security);
   if (writer) handles.read_write = writer;
   return writer;
 }

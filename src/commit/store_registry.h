@@ -10,6 +10,9 @@
 // to a store passes the one cache of its catalog at the head. (This is why
 // the registry is the commit layer's, not the store's.)
 //
+// An etcd location opened with other credentials is another handle: one user's
+// handle is never lent to another.
+//
 // Thread-safe. Handles are held weakly: a store closes when its last user
 // drops it, and the next Open opens it again.
 #pragma once
@@ -17,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "store/kv_store.h"
@@ -33,9 +37,10 @@ class StoreRegistry {
   // private store, never shared. `create`: whether an absent store may be
   // created; when not, an absent one is nullptr. Throws
   // store::InvalidArgumentError for an empty location, and what
-  // store::OpenKvStore throws.
-  std::shared_ptr<store::KvStore> Open(const std::string& location, bool read_only,
-                                       bool create = true);
+  // store::OpenKvStore throws. `etcd_security`: as KvOptions's.
+  std::shared_ptr<store::KvStore> Open(
+      const std::string& location, bool read_only, bool create = true,
+      const std::optional<store::EtcdSecurity>& etcd_security = std::nullopt);
 
  private:
   struct Handles {
@@ -44,7 +49,7 @@ class StoreRegistry {
   };
 
   std::mutex mutex_;
-  std::map<std::string, Handles> handles_;  // by canonical location
+  std::map<std::string, Handles> handles_;  // by canonical location and credentials
 };
 
 }  // namespace moraine::commit

@@ -18,6 +18,7 @@ void ThrowAsDuckDB(const store::Error& error) {
     case store::ErrorCode::kNotFound:
       throw duckdb::CatalogException(message);
     case store::ErrorCode::kReadOnly:
+    case store::ErrorCode::kAccessDenied:
       throw duckdb::PermissionException(message);
     case store::ErrorCode::kCorruption:
     case store::ErrorCode::kStoreLocked:

@@ -73,7 +73,15 @@ std::optional<CatalogStore> MoraineCatalog::NestedCatalog(MoraineTransaction& tr
                                                           const std::string& schema, bool create) {
   std::optional<CatalogStore> found;
   try {
-    found = OpenNested(store::NestedCatalogLocation(catalog_.store->location(), schema), create);
+    const std::string& root = catalog_.store->location();
+    const std::string location = store::NestedCatalogLocation(root, schema);
+    found = OpenNested(location, false);
+    if (!found) {
+      if (auto legacy = store::LegacyNestedCatalogLocation(root, schema)) {
+        found = OpenNested(*legacy, false);
+      }
+    }
+    if (!found && create) found = OpenNested(location, true);
   } catch (const store::Error& error) {
     ThrowAsDuckDB(error);
   }

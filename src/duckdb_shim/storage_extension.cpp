@@ -11,6 +11,7 @@
 #include "duckdb/main/config.hpp"
 #include "duckdb/parser/parsed_data/attach_info.hpp"
 #include "duckdb/storage/storage_extension.hpp"
+#include "duckdb_shim/etcd_secret.h"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
 #include "duckdb_shim/moraine_transaction_manager.h"
@@ -38,7 +39,7 @@ struct MoraineStorageInfo final : public duckdb::StorageExtensionInfo {
 };
 
 duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
-    duckdb::optional_ptr<duckdb::StorageExtensionInfo> storage_info, duckdb::ClientContext&,
+    duckdb::optional_ptr<duckdb::StorageExtensionInfo> storage_info, duckdb::ClientContext& context,
     duckdb::AttachedDatabase& db, const duckdb::string&, duckdb::AttachInfo& info,
     duckdb::AttachOptions& options) {
   const bool read_only = options.access_mode == duckdb::AccessMode::READ_ONLY;
@@ -50,11 +51,14 @@ duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
   std::string_view path = info.path;
   if (path.starts_with(kPathPrefix)) path.remove_prefix(kPathPrefix.size());
   if (path.empty()) throw duckdb::InvalidInputException("ATTACH of a moraine store needs a path");
+  // An etcd lake's credentials, from the session's moraine_etcd secret; its
+  // nested catalogs are under its prefix and are opened with the same ones.
+  const auto security = LookupEtcdSecurity(context, std::string(path));
   std::shared_ptr<store::KvStore> store;
   catalog::CatalogVersion shape = catalog::CatalogVersion::kV1_0;
   try {
     // Which store the location opens, and its sharing, are the store's policy.
-    store = commit::StoreRegistry::Instance().Open(std::string(path), read_only);
+    store = commit::StoreRegistry::Instance().Open(std::string(path), read_only, true, security);
     commit::RequireCurrentStoreFormat(*store);
     shape = commit::ServedCatalogVersion(store);
   } catch (const store::Error& error) {
@@ -62,9 +66,10 @@ duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
   }
   // A further metadata schema's catalog is a store nested in this one's
   // location, opened (and shared) the same way.
-  auto open_nested = [read_only](const std::string& location, bool create) {
+  auto open_nested = [read_only, security](const std::string& location, bool create) {
     try {
-      return commit::StoreRegistry::Instance().Open(location, read_only, create && !read_only);
+      return commit::StoreRegistry::Instance().Open(location, read_only, create && !read_only,
+                                                    security);
     } catch (const store::Error& error) {
       ThrowAsDuckDB(error);
     }
@@ -94,6 +99,7 @@ void RegisterStorageExtension(duckdb::DBConfig& config, AttachHook on_attach) {
   extension->create_transaction_manager = CreateTransactionManager;
   extension->storage_info = duckdb::make_shared_ptr<MoraineStorageInfo>(on_attach);
   duckdb::StorageExtension::Register(config, "moraine", std::move(extension));
+  RegisterEtcdSecretType(config);
 }
 
 }  // namespace moraine::duckdb_shim

@@ -22,6 +22,8 @@ const char* ErrorCodeName(ErrorCode code) {
       return "unsupported version";
     case ErrorCode::kReadOnly:
       return "read-only";
+    case ErrorCode::kAccessDenied:
+      return "access denied";
   }
   return "unknown";
 }

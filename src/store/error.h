@@ -18,6 +18,9 @@ enum class ErrorCode {
   kConstraint,
   kUnsupportedVersion,
   kReadOnly,
+  // The store refused who we are or what we asked: credentials it does not
+  // accept, a certificate that is not trusted, a permission the user lacks.
+  kAccessDenied,
 };
 
 // A stable, human-readable name for an error code ("corruption", ...).
@@ -51,6 +54,7 @@ MORAINE_STORE_DEFINE_ERROR(IoError, kIo)
 MORAINE_STORE_DEFINE_ERROR(ConstraintError, kConstraint)
 MORAINE_STORE_DEFINE_ERROR(UnsupportedVersionError, kUnsupportedVersion)
 MORAINE_STORE_DEFINE_ERROR(ReadOnlyError, kReadOnly)
+MORAINE_STORE_DEFINE_ERROR(AccessDeniedError, kAccessDenied)
 
 #undef MORAINE_STORE_DEFINE_ERROR
 

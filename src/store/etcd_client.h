@@ -1,18 +1,35 @@
 #pragma once
 
 // The gRPC side of EtcdStore: one channel per cluster member (gRPC over
-// HTTP/2, store/etcd_grpc_channel.h), calls with a per-RPC deadline, and
-// failover to the next member when one does not answer. It knows etcd's KV
-// and Watch services and nothing of moraine's keys or commits.
+// HTTP/2, store/etcd_grpc_channel.h, over TLS for etcds://), calls with a
+// per-RPC deadline, and failover to the next member when one does not answer.
+// It knows etcd's KV, Watch and Auth services and nothing of moraine's keys
+// or commits, except the lake's prefix, which it names when etcd refuses a
+// permission.
 //
-// Thread-safe: channels may be shared by threads, and the member in use is
-// an atomic index.
+// With a user, every call carries etcd's auth token: taken on the first call
+// (Authenticate with the user's name and password) and taken again whenever a
+// member answers that it does not know the token (it expired, or the member
+// restarted and lost it), then the call is sent once more. A cluster whose
+// auth is off answers Authenticate with "authentication is not enabled";
+// calls then go without a token.
+//
+// Refusals no retry can mend throw at once, whatever the operation deadline:
+// AccessDeniedError (credentials or certificates refused, a read or write
+// permission lacking on the prefix) and InvalidArgumentError (TLS against a
+// plain member, or the reverse). No message carries the password.
+//
+// Thread-safe: channels may be shared by threads, the member in use is an
+// atomic index, and the token is guarded by a mutex.
 
 #include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "store/etcd/rpc.pb.h"
@@ -20,6 +37,7 @@
 #include "store/etcd_location.h"
 #include "store/etcd_rpc_counts.h"
 #include "store/etcd_rpc_status.h"
+#include "store/etcd_security.h"
 #include "store/etcd_store_options.h"
 
 namespace moraine::store {
@@ -30,7 +48,8 @@ class EtcdClient {
  public:
   using Clock = std::chrono::steady_clock;
 
-  EtcdClient(const EtcdLocation& location, std::string display_location, EtcdStoreOptions options);
+  EtcdClient(const EtcdLocation& location, std::string display_location, EtcdStoreOptions options,
+             const EtcdSecurity& security = {});
 
   // A read, retried on transient failures across members until the operation
   // deadline. A serializable read at a revision the member has not applied
@@ -39,7 +58,8 @@ class EtcdClient {
   etcdserverpb::RangeResponse Range(const etcdserverpb::RangeRequest& request);
 
   // One Txn RPC on the current member; a transient failure moves later calls
-  // to the next member. The caller settles what a failure means.
+  // to the next member. The caller settles what a failure means, except for
+  // a refusal of credentials or of the write permission, which throws.
   EtcdRpcStatus TxnOnce(const etcdserverpb::TxnRequest& request,
                         etcdserverpb::TxnResponse* response);
   // The same with its own RPC deadline.
@@ -82,10 +102,30 @@ class EtcdClient {
 
  private:
   EtcdGrpcChannel& CurrentChannel(size_t* index);
+  // One unary call with the auth token (see above).
+  EtcdRpcStatus Call(EtcdGrpcChannel& channel, std::string_view method,
+                     const google::protobuf::MessageLite& request,
+                     google::protobuf::MessageLite* response, std::chrono::milliseconds timeout);
+  // Exchanges the user's name and password for a token through `channel`.
+  EtcdRpcStatus Authenticate(EtcdGrpcChannel& channel);
+  // Authenticates if a user is set and no token is held (nor auth off).
+  EtcdRpcStatus EnsureToken(EtcdGrpcChannel& channel);
+  // The token as request metadata; nothing without a user or with auth off.
+  EtcdGrpcChannel::Metadata TokenMetadata() const;
+  // Throws for a refusal no retry mends (see above); `permission` is what
+  // the call needed of the prefix, "read" or "write".
+  void ThrowIfRefused(const EtcdRpcStatus& status, std::string_view permission) const;
   void Advance(size_t from);
 
   std::string display_location_;
+  std::string prefix_;
   EtcdStoreOptions options_;
+  std::string user_;
+  std::string password_;
+  std::string cert_file_;  // names the user in messages when there is no user_
+  mutable std::mutex token_mutex_;
+  std::optional<std::string> token_;  // nullopt: none taken yet
+  bool auth_off_ = false;             // the cluster said its auth is not enabled
   std::vector<std::unique_ptr<EtcdGrpcChannel>> channels_;  // one per member, in order
   std::atomic<size_t> current_{0};
   std::atomic<uint64_t> ranges_{0};

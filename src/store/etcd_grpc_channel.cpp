@@ -10,15 +10,34 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "store/error.h"
 #include "store/etcd_grpc_cancel.h"
 
 namespace moraine::store {
 
+namespace {
+
+struct HeaderList {
+  curl_slist* list = nullptr;
+  HeaderList() = default;
+  HeaderList(const HeaderList&) = delete;
+  HeaderList& operator=(const HeaderList&) = delete;
+  ~HeaderList() { curl_slist_free_all(list); }
+  void Add(const std::string& line) {
+    curl_slist* longer = curl_slist_append(list, line.c_str());
+    if (!longer) throw std::bad_alloc();
+    list = longer;
+  }
+};
+
+}  // namespace
+
 struct EtcdGrpcChannel::Handle {
   CURL* easy = nullptr;
   char error[CURL_ERROR_SIZE] = {};
+  HeaderList connect_to;  // curl keeps a pointer to it for the handle's life
 };
 
 namespace {
@@ -212,19 +231,6 @@ size_t OnUpload(char* buffer, size_t size, size_t count, void* user) {
   return bytes;
 }
 
-struct HeaderList {
-  curl_slist* list = nullptr;
-  HeaderList() = default;
-  HeaderList(const HeaderList&) = delete;
-  HeaderList& operator=(const HeaderList&) = delete;
-  ~HeaderList() { curl_slist_free_all(list); }
-  void Add(const std::string& line) {
-    curl_slist* longer = curl_slist_append(list, line.c_str());
-    if (!longer) throw std::bad_alloc();
-    list = longer;
-  }
-};
-
 void AddRequestHeaders(HeaderList& headers, const EtcdGrpcChannel::Metadata& metadata) {
   headers.Add("content-type: application/grpc");
   headers.Add("te: trailers");
@@ -234,12 +240,52 @@ void AddRequestHeaders(HeaderList& headers, const EtcdGrpcChannel::Metadata& met
   for (const auto& [name, value] : metadata) headers.Add(name + ": " + value);
 }
 
+// A transfer that failed in TLS in a way no retry mends: the member's
+// certificate, ours, the CA file, or a member that speaks the other protocol.
+// Anything else (a refused or reset connection, a handshake cut short by a
+// member going away) stays UNAVAILABLE, to be retried.
+std::optional<EtcdRpcStatus> TlsFailure(CURLcode result, std::string_view error,
+                                        const std::string& endpoint) {
+  const std::string member = "etcd member " + endpoint;
+  switch (result) {
+    case CURLE_PEER_FAILED_VERIFICATION:
+      return EtcdRpcStatus(
+          EtcdRpcCode::kUnauthenticated,
+          "TLS: the certificate of " + member + " is not trusted (" + std::string(error) + ")");
+    case CURLE_SSL_CERTPROBLEM:
+      return EtcdRpcStatus(
+          EtcdRpcCode::kUnauthenticated,
+          "TLS: the client certificate or key could not be used (" + std::string(error) + ")");
+    case CURLE_SSL_CACERT_BADFILE:
+      return EtcdRpcStatus(EtcdRpcCode::kUnauthenticated,
+                           "TLS: the CA file could not be read (" + std::string(error) + ")");
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+      if (error.find("alert") != std::string_view::npos &&
+          (error.find("certificate") != std::string_view::npos ||
+           error.find("unknown ca") != std::string_view::npos)) {
+        return EtcdRpcStatus(
+            EtcdRpcCode::kUnauthenticated,
+            "TLS: " + member + " refused the client certificate (" + std::string(error) + ")");
+      }
+      if (error.find("wrong version number") != std::string_view::npos ||
+          error.find("packet length too long") != std::string_view::npos) {
+        return EtcdRpcStatus(EtcdRpcCode::kFailedPrecondition,
+                             "protocol: " + member + " does not speak TLS");
+      }
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
 // The status of a finished transfer. A grpc-status the member sent is its
 // final word, even if the transfer broke after it (a server may answer and
 // reset the stream before it has read the whole request, e.g. one over its
 // size limit).
 EtcdRpcStatus StatusOf(CURLcode result, const char* error, const Answer& answer,
-                       const std::string& endpoint) {
+                       const std::string& endpoint, bool tls) {
   if (answer.has_grpc_status) {
     const int code = answer.grpc_status;
     return {code >= 0 && code <= static_cast<int>(EtcdRpcCode::kUnauthenticated)
@@ -250,9 +296,12 @@ EtcdRpcStatus StatusOf(CURLcode result, const char* error, const Answer& answer,
   if (result == CURLE_OPERATION_TIMEDOUT) {
     return {EtcdRpcCode::kDeadlineExceeded, "Deadline Exceeded"};
   }
+  const std::string_view text = error[0] ? error : curl_easy_strerror(result);
+  if (tls) {
+    if (auto failure = TlsFailure(result, text, endpoint)) return *failure;
+  }
   if (result != CURLE_OK) {
-    return {EtcdRpcCode::kUnavailable,
-            "etcd member " + endpoint + ": " + (error[0] ? error : curl_easy_strerror(result))};
+    return {EtcdRpcCode::kUnavailable, "etcd member " + endpoint + ": " + std::string(text)};
   }
   if (answer.http_status != 200) {
     return {
@@ -263,18 +312,51 @@ EtcdRpcStatus StatusOf(CURLcode result, const char* error, const Answer& answer,
           "etcd member " + endpoint + " ended the call without a grpc-status"};
 }
 
+// Whether the member at `endpoint` completes (or, asking for a client
+// certificate, refuses with an alert) a TLS handshake: a TLS-only member
+// closes a cleartext connection without a word, as one that dies mid-call
+// does, and only this tells the two apart. Nothing is verified: no data is
+// sent.
+bool SpeaksTls(const std::string& endpoint) {
+  CURL* easy = curl_easy_init();
+  if (!easy) return false;
+  char error[CURL_ERROR_SIZE] = {};
+  const std::string url = "https://" + endpoint + "/";
+  curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(easy, CURLOPT_CONNECT_ONLY, 1L);
+  curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 0L);
+  curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 0L);
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, 1000L);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error);
+  const CURLcode result = curl_easy_perform(easy);
+  curl_easy_cleanup(easy);
+  return result == CURLE_OK || std::string_view(error).find("alert") != std::string_view::npos;
+}
+
+// A cleartext call that reached the member and got nothing back: a TLS-only
+// member, or a member that went away mid-call (then UNAVAILABLE stays).
+EtcdRpcStatus RecognizeTlsOnlyMember(EtcdRpcStatus status, CURLcode result, const Answer& answer,
+                                     const std::string& endpoint) {
+  if (status.code() != EtcdRpcCode::kUnavailable || answer.http_status != 0 ||
+      result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST ||
+      !SpeaksTls(endpoint)) {
+    return status;
+  }
+  return {EtcdRpcCode::kFailedPrecondition,
+          "protocol: etcd member " + endpoint + " speaks TLS only"};
+}
+
 struct MultiDeleter {
   void operator()(CURLM* multi) const { curl_multi_cleanup(multi); }
 };
 
 }  // namespace
 
-EtcdGrpcChannel::EtcdGrpcChannel(std::string endpoint, const Tls& tls)
-    : endpoint_(std::move(endpoint)) {
-  if (!tls.ca_file.empty() || !tls.cert_file.empty() || !tls.key_file.empty()) {
-    throw InvalidArgumentError("TLS to etcd members is not supported yet (endpoint " + endpoint_ +
-                               ")");
-  }
+EtcdGrpcChannel::EtcdGrpcChannel(std::string endpoint, bool tls, const EtcdSecurity& security)
+    : endpoint_(std::move(endpoint)), tls_(tls), security_(security) {
+  security_.password.clear();
+  security_.user.clear();
   InitCurlOnce();
 }
 
@@ -286,7 +368,15 @@ EtcdGrpcChannel::~EtcdGrpcChannel() {
 }
 
 std::string EtcdGrpcChannel::Url(std::string_view method) const {
-  return "http://" + endpoint_ + std::string(method);
+  if (!tls_) return "http://" + endpoint_ + std::string(method);
+  // A server name other than the endpoint's host goes into the URL (so TLS
+  // asks for it and checks the certificate against it); CONNECT_TO still
+  // takes the connection to the endpoint.
+  if (!security_.server_name.empty()) {
+    const std::string port = endpoint_.substr(endpoint_.rfind(':') + 1);
+    return "https://" + security_.server_name + ":" + port + std::string(method);
+  }
+  return "https://" + endpoint_ + std::string(method);
 }
 
 EtcdGrpcChannel::Handle* EtcdGrpcChannel::NewHandle() const {
@@ -294,8 +384,27 @@ EtcdGrpcChannel::Handle* EtcdGrpcChannel::NewHandle() const {
   handle->easy = curl_easy_init();
   if (!handle->easy) throw IoError("libcurl could not create a handle for the etcd client");
   CURL* easy = handle->easy;
-  curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, long{CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE});
-  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http");
+  if (tls_) {
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, long{CURL_HTTP_VERSION_2TLS});
+    curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "https");
+    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (!security_.ca_file.empty()) {
+      curl_easy_setopt(easy, CURLOPT_CAINFO, security_.ca_file.c_str());
+    }
+    if (!security_.cert_file.empty()) {
+      curl_easy_setopt(easy, CURLOPT_SSLCERT, security_.cert_file.c_str());
+      curl_easy_setopt(easy, CURLOPT_SSLKEY, security_.key_file.c_str());
+    }
+    if (!security_.server_name.empty()) {
+      handle->connect_to.Add(security_.server_name + ":" +
+                             endpoint_.substr(endpoint_.rfind(':') + 1) + ":" + endpoint_);
+      curl_easy_setopt(easy, CURLOPT_CONNECT_TO, handle->connect_to.list);
+    }
+  } else {
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, long{CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE});
+    curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http");
+  }
   // Calls run on many threads: no signals for timeouts.
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, handle->error);
@@ -355,7 +464,8 @@ EtcdRpcStatus EtcdGrpcChannel::Call(std::string_view method,
   // The handle outlives this call's buffers: let go of them.
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, nullptr);
   curl_easy_setopt(easy, CURLOPT_POSTFIELDS, nullptr);
-  EtcdRpcStatus status = StatusOf(result, handle->error, answer, endpoint_);
+  EtcdRpcStatus status = StatusOf(result, handle->error, answer, endpoint_, tls_);
+  if (!tls_) status = RecognizeTlsOnlyMember(std::move(status), result, answer, endpoint_);
   if (result == CURLE_OK) {
     Release(handle);
   } else {
@@ -459,7 +569,7 @@ EtcdRpcStatus EtcdGrpcChannel::ServerStream(
     if (!answer.frame_error.empty()) {
       status = {EtcdRpcCode::kInternal, "etcd member " + endpoint_ + ": " + answer.frame_error};
     } else if (!answer.stopped) {
-      status = StatusOf(result, handle->error, answer, endpoint_);
+      status = StatusOf(result, handle->error, answer, endpoint_, tls_);
     }
   }
   // Removing a transfer still under way resets its HTTP/2 stream.

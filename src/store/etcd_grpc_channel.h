@@ -2,12 +2,20 @@
 
 // gRPC to one etcd member, spoken over HTTP/2 through libcurl: cleartext
 // HTTP/2 with prior knowledge (etcd serves gRPC and HTTP on one port and
-// tells them apart by the request's content-type). A call is a POST to
+// tells them apart by the request's content-type), or HTTP/2 over TLS (ALPN
+// "h2") with the member's certificate verified and, if given, a client
+// certificate. A call is a POST to
 // "/<package>.<Service>/<Method>" whose body is the request message in
 // gRPC's framing (a compressed flag of 0, a 4-byte big-endian length, the
 // serialized message); the answer comes framed the same way, and its status
 // in the grpc-status and grpc-message trailers (or in the headers of a
 // trailers-only answer). Messages are never compressed and have no size limit.
+//
+// TLS failures that no retry can mend come back with codes of their own:
+// UNAUTHENTICATED "TLS: ..." (an untrusted member certificate, a client
+// certificate the member refused or that cannot be read, an unreadable CA
+// file) and FAILED_PRECONDITION "protocol: ..." (TLS against a plain member or
+// the reverse).
 //
 // Calls reuse connections: the channel keeps a pool of curl handles, each
 // holding its own connection to the member; a call takes one, performs, and
@@ -28,6 +36,7 @@
 #include <vector>
 
 #include "store/etcd_rpc_status.h"
+#include "store/etcd_security.h"
 
 namespace google::protobuf {
 class MessageLite;
@@ -42,16 +51,11 @@ class EtcdGrpcChannel {
   // Request metadata: header names in lower case, e.g. {"hasleader", "true"}.
   using Metadata = std::vector<std::pair<std::string, std::string>>;
 
-  // TLS material for the member, reserved: moraine speaks cleartext for now,
-  // and a channel given any of these refuses to be built.
-  struct Tls {
-    std::string ca_file;
-    std::string cert_file;
-    std::string key_file;
-  };
-
-  // `endpoint` is "host:port" (an IPv6 host in brackets).
-  explicit EtcdGrpcChannel(std::string endpoint, const Tls& tls = {});
+  // `endpoint` is "host:port" (an IPv6 host in brackets). With `tls`, the
+  // channel speaks TLS with `security`'s CA file, client certificate and
+  // server name (its user and password are the client's business).
+  explicit EtcdGrpcChannel(std::string endpoint, bool tls = false,
+                           const EtcdSecurity& security = {});
   ~EtcdGrpcChannel();
   EtcdGrpcChannel(const EtcdGrpcChannel&) = delete;
   EtcdGrpcChannel& operator=(const EtcdGrpcChannel&) = delete;
@@ -94,6 +98,8 @@ class EtcdGrpcChannel {
   std::string Url(std::string_view method) const;
 
   std::string endpoint_;
+  bool tls_;
+  EtcdSecurity security_;  // TLS material only: the password is cleared
   std::mutex mutex_;
   std::vector<Handle*> idle_;  // owned; most recently used last
 };

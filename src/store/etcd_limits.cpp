@@ -55,6 +55,22 @@ EtcdRpcStatus Probe(EtcdClient& client, const TxnRequest& request) {
   }
 }
 
+}  // namespace
+
+void RequireWritePermission(EtcdClient& client, const std::string& probe_key) {
+  TxnRequest request = NeverTrue(probe_key);
+  auto* put = request.add_success()->mutable_request_put();
+  put->set_key(probe_key);
+  // TxnOnce throws for a refused permission; anything else is no answer.
+  const EtcdRpcStatus status = Probe(client, request);
+  if (!status.ok()) {
+    throw IoError("the etcd cluster at " + client.display_location() +
+                  " refused a probe of the write permission: " + DescribeEtcdStatus(status));
+  }
+}
+
+namespace {
+
 // Whether the cluster accepts a Txn of `ops` operations.
 bool AcceptsOps(EtcdClient& client, const std::string& probe_key, uint64_t ops) {
   TxnRequest request = NeverTrue(probe_key);
@@ -98,7 +114,9 @@ std::optional<uint64_t> ProbeTxnOps(EtcdClient& client, const std::string& probe
 
 std::optional<uint64_t> ProbeRequestBytes(EtcdClient& client, const std::string& probe_key) {
   TxnRequest request = NeverTrue(probe_key);
-  AddSerializableRange(&request, std::string(kSizeProbeBytes, 'x'));
+  // Under the probe key, so a user whose role covers only the lake's prefix
+  // may send it.
+  AddSerializableRange(&request, probe_key + std::string(kSizeProbeBytes, 'x'));
   const EtcdRpcStatus status = Probe(client, request);
   const std::string& message = status.message();
   const size_t at = message.find(" vs. ");

@@ -55,6 +55,13 @@ inline constexpr uint64_t kEtcdRaftEnvelopeBytes = 64;
 // (the probes read nothing at it either). Throws IoError if no member answers.
 EtcdLimits ProbeEtcdLimits(EtcdClient& client, const std::string& probe_key);
 
+// What etcd lets this handle's user write: a Txn whose compare never holds,
+// with a put of `probe_key` in its success branch, writes nothing but is
+// checked against every key it names. Throws AccessDeniedError (naming the
+// permission and the prefix) if the user may not write there, so a user who
+// may only read learns it when the lake is opened, not at its first commit.
+void RequireWritePermission(EtcdClient& client, const std::string& probe_key);
+
 // Throws EtcdLimitError naming each flag of `limits` below what moraine
 // needs (kMinEtcdTxnOps, kMinEtcdRequestBytes) and the value to set.
 void RequireUsableEtcdLimits(const EtcdLimits& limits, const std::string& location);

@@ -11,7 +11,8 @@ constexpr size_t kMaxPrefixLength = 128;
 
 [[noreturn]] void Refuse(std::string_view location, const std::string& why) {
   throw InvalidArgumentError("the etcd location '" + std::string(location) + "' " + why +
-                             "; write it as etcd://host:port[,host:port...]/<prefix>");
+                             "; write it as etcd://host:port[,host:port...]/<prefix> (or "
+                             "etcds:// for TLS)");
 }
 
 bool ValidPort(std::string_view port) {
@@ -30,14 +31,17 @@ bool ValidPrefixChar(char c) {
 
 }  // namespace
 
-bool EtcdLocation::Matches(std::string_view location) { return location.starts_with(kScheme); }
+bool EtcdLocation::Matches(std::string_view location) {
+  return location.starts_with(kScheme) || location.starts_with(kTlsScheme);
+}
 
 EtcdLocation EtcdLocation::Parse(std::string_view location) {
-  if (!Matches(location)) Refuse(location, "does not start with etcd://");
-  std::string_view rest = location.substr(kScheme.size());
+  if (!Matches(location)) Refuse(location, "does not start with etcd:// or etcds://");
+  EtcdLocation parsed;
+  parsed.tls = location.starts_with(kTlsScheme);
+  std::string_view rest = location.substr((parsed.tls ? kTlsScheme : kScheme).size());
   const size_t slash = rest.find('/');
   if (slash == std::string_view::npos) Refuse(location, "names no prefix");
-  EtcdLocation parsed;
   std::string_view hosts = rest.substr(0, slash);
   parsed.prefix = std::string(rest.substr(slash + 1));
   while (true) {
@@ -53,9 +57,19 @@ EtcdLocation EtcdLocation::Parse(std::string_view location) {
   }
   if (parsed.prefix.empty()) Refuse(location, "names no prefix");
   if (parsed.prefix.size() > kMaxPrefixLength) Refuse(location, "has a prefix over 128 characters");
-  for (char c : parsed.prefix) {
-    if (!ValidPrefixChar(c)) {
-      Refuse(location, "has a prefix with a character other than letters, digits, '.', '_', '-'");
+  // A nested catalog's "<lake>/s/<name>": each part a valid prefix of its own.
+  std::string_view lake = parsed.prefix;
+  std::string_view nested;
+  if (const size_t at = lake.find(kNestedSeparator); at != std::string_view::npos) {
+    nested = lake.substr(at + kNestedSeparator.size());
+    lake = lake.substr(0, at);
+    if (lake.empty() || nested.empty()) Refuse(location, "names an empty lake or nested catalog");
+  }
+  for (std::string_view part : {lake, nested}) {
+    for (char c : part) {
+      if (!ValidPrefixChar(c)) {
+        Refuse(location, "has a prefix with a character other than letters, digits, '.', '_', '-'");
+      }
     }
   }
   return parsed;

@@ -10,6 +10,7 @@ bool Contains(const EtcdRpcStatus& status, const char* text) {
 }  // namespace
 
 EtcdStatusKind ClassifyEtcdStatus(const EtcdRpcStatus& status) {
+  if (Contains(status, "invalid auth token")) return EtcdStatusKind::kInvalidToken;
   switch (status.code()) {
     case EtcdRpcCode::kOk:
       return EtcdStatusKind::kOk;
@@ -24,6 +25,16 @@ EtcdStatusKind ClassifyEtcdStatus(const EtcdRpcStatus& status) {
       if (Contains(status, "too many operations in txn request"))
         return EtcdStatusKind::kTooManyOps;
       if (Contains(status, "request is too large")) return EtcdStatusKind::kRequestTooLarge;
+      if (Contains(status, "authentication failed") || Contains(status, "user name is empty") ||
+          Contains(status, "user name not found")) {
+        return EtcdStatusKind::kAccessDenied;
+      }
+      return EtcdStatusKind::kOther;
+    case EtcdRpcCode::kPermissionDenied:
+    case EtcdRpcCode::kUnauthenticated:
+      return EtcdStatusKind::kAccessDenied;
+    case EtcdRpcCode::kFailedPrecondition:
+      if (status.message().starts_with("protocol: ")) return EtcdStatusKind::kWrongProtocol;
       return EtcdStatusKind::kOther;
     case EtcdRpcCode::kResourceExhausted:
       // gRPC's own size check on the server ("received message larger than

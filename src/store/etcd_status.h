@@ -25,6 +25,14 @@ enum class EtcdStatusKind {
   // A serializable read at a revision the member has not applied yet (it
   // lags the member that handed out the revision): read linearizably instead.
   kFutureRevision,
+  // The member no longer knows the auth token sent (expired, or the member
+  // restarted): authenticate again and retry.
+  kInvalidToken,
+  // Credentials refused (wrong password, no user where etcd's auth is on, a
+  // certificate not trusted either way) or a permission the user lacks.
+  kAccessDenied,
+  // TLS spoken to a plain member, or cleartext to a TLS one.
+  kWrongProtocol,
   kOther,  // anything else: a definitive failure
 };
 

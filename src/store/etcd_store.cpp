@@ -82,7 +82,9 @@ std::optional<std::string> LaneValue(const TxnResponse& response) {
 std::unique_ptr<EtcdStore> EtcdStore::Open(const KvOptions& options,
                                            const EtcdStoreOptions& etcd_options) {
   const EtcdLocation location = EtcdLocation::Parse(options.location);
-  auto client = std::make_shared<EtcdClient>(location, options.location, etcd_options);
+  const EtcdSecurity security = options.etcd_security.value_or(EtcdSecurity::FromEnvironment());
+  security.Check(location.tls, options.location);
+  auto client = std::make_shared<EtcdClient>(location, options.location, etcd_options, security);
   EtcdKeyspace keyspace(location.prefix);
   etcdserverpb::RangeRequest probe;
   probe.set_key(keyspace.data_prefix);
@@ -98,6 +100,7 @@ std::unique_ptr<EtcdStore> EtcdStore::Open(const KvOptions& options,
   // A reader never commits: only a writer needs to know (and meet) the limits.
   EtcdLimits limits;
   if (!options.read_only) {
+    RequireWritePermission(*client, keyspace.token_prefix);
     limits = ProbeEtcdLimits(*client, keyspace.token_prefix);
     RequireUsableEtcdLimits(limits, options.location);
   }

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "store/etcd_security.h"
 #include "store/key_range.h"
 #include "store/write_batch.h"
 
@@ -116,12 +117,15 @@ class KvStore {
 struct KvOptions {
   // A directory path, "memory://" (a private in-memory store) or
   // "memory://<name>" (an in-memory store shared by name within the process),
-  // or "etcd://host:port[,host:port...]/<prefix>" (a lake in an etcd cluster).
+  // or "etcd[s]://host:port[,host:port...]/<prefix>" (a lake in an etcd cluster).
   std::string location;
   bool read_only = false;
   bool create_if_missing = true;
   // Sync the write-ahead log on every write, so a returned commit survives a crash.
   bool sync = true;
+  // An etcd location's TLS material and user (store/etcd_security.h); none
+  // given: the MORAINE_ETCD_* environment. Other locations ignore it.
+  std::optional<EtcdSecurity> etcd_security = std::nullopt;
 };
 
 // Opens the store at options.location. Throws StoreLockedError if another

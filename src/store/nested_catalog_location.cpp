@@ -42,12 +42,18 @@ std::string NestedCatalogLocation(const std::string& root, std::string_view sche
         std::string(schema) + "' beside it");
   }
   if (EtcdLocation::Matches(root)) {
-    const std::string nested = root + "." + std::string(kDirectory) + "." + name;
+    const std::string nested = root + std::string(EtcdLocation::kNestedSeparator) + name;
     EtcdLocation::Parse(nested);  // refuses a prefix grown too long
     return nested;
   }
   if (root.starts_with(kMemoryScheme)) return root + "/" + std::string(kDirectory) + "/" + name;
   return (std::filesystem::path(root) / kDirectory / name).string();
+}
+
+std::optional<std::string> LegacyNestedCatalogLocation(const std::string& root,
+                                                       std::string_view schema) {
+  if (!EtcdLocation::Matches(root) || schema.empty()) return std::nullopt;
+  return root + "." + std::string(kDirectory) + "." + EncodeName(schema);
 }
 
 std::vector<std::string> ListNestedCatalogLocations(const std::string& root) {

@@ -9,11 +9,14 @@
 // still names everything:
 //   a directory   <dir>/schemas/<encoded name>   (RocksDB ignores the entry)
 //   memory://n    memory://n/schemas/<encoded name>
-//   etcd://h/p    etcd://h/p.schemas.<encoded name> (outside p's key range)
+//   etcd://h/p    etcd://h/p/s/<encoded name> (under p's prefix, so a role
+//                 scoped to the lake's prefix reaches it, but outside the key
+//                 ranges of p's own data, marker, intent and tokens)
 // The name is encoded case-insensitively, as DuckDB compares schema names:
 // lower-case letters, digits and '_' stay, every other byte becomes "-xx"
 // (its two hex digits).
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +28,13 @@ namespace moraine::store {
 // which nothing else can name), an empty name, or an etcd prefix that would
 // grow too long.
 std::string NestedCatalogLocation(const std::string& root, std::string_view schema);
+
+// Where an etcd lake made before nested catalogs moved under its prefix kept
+// the catalog of `schema`: etcd://h/p.schemas.<encoded name>. Such
+// a catalog keeps being served from there; new ones are made at
+// NestedCatalogLocation. Nothing for other locations.
+std::optional<std::string> LegacyNestedCatalogLocation(const std::string& root,
+                                                       std::string_view schema);
 
 // The nested catalog locations present in the directory store at `root`, in
 // name order; empty for other locations (their nested catalogs are found by

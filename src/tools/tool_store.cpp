@@ -4,12 +4,14 @@
 
 #include "commit/store_records.h"
 #include "store/error.h"
+#include "store/etcd_location.h"
+#include "store/memory_env.h"
 
 namespace moraine::tools {
 
 std::shared_ptr<store::KvStore> OpenStoreReadOnly(const std::string& path) {
-  // A memory:// or etcd:// location is no directory; OpenKvStore judges it.
-  if (!path.starts_with("memory://") && !path.starts_with("etcd://") &&
+  // A memory:// or etcd(s):// location is no directory; OpenKvStore judges it.
+  if (!path.starts_with(store::kMemoryScheme) && !store::EtcdLocation::Matches(path) &&
       !std::filesystem::is_directory(path)) {
     throw store::NotFoundError("no moraine store at " + path + ": not a directory");
   }

@@ -10,10 +10,17 @@ namespace {
 
 // One cluster for the whole binary: starting one takes seconds, a prefix
 // costs nothing. Limits raised past etcd's defaults, as the README asks of a
-// cluster serving moraine: some scripts commit wide tables in one go.
+// cluster serving moraine: some scripts commit wide tables in one go. A
+// secured cluster (TLS, client certificates, etcd's auth), written by its
+// lake_writer with a password.
 test::EtcdCluster& Cluster() {
-  static const auto cluster = std::make_unique<test::EtcdCluster>(
-      test::EtcdCluster::Options{.flags = {"--max-txn-ops=10000", "--max-request-bytes=33554432"}});
+  static const auto cluster = [] {
+    auto started = std::make_unique<test::EtcdCluster>(
+        test::EtcdCluster::Options{.flags = {"--max-txn-ops=10000", "--max-request-bytes=33554432"},
+                                   .secured_prefix = "diff-"});
+    started->ActAs(test::EtcdCluster::kWriter, /*by_password=*/true);
+    return started;
+  }();
   return *cluster;
 }
 

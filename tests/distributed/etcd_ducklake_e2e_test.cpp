@@ -71,5 +71,33 @@ TEST_F(EtcdDuckLakeTest, AOneRowInsertCommitIsFewRoundTrips) {
   EXPECT_LE(ranges, 3.0);
 }
 
+// Nested catalogs made before they moved under the lake's prefix live at
+// <prefix>.schemas.<name>; they are still found there, and new ones go under
+// <prefix>/s/<name>.
+TEST_F(EtcdDuckLakeTest, ANestedCatalogAtTheEarlierLocationKeepsBeingServed) {
+  auto attach = [&](const std::string& location, const std::string& schema) {
+    return "ATTACH 'ducklake:moraine:" + location + "' AS " + schema + " (DATA_PATH '" +
+           files_.path(schema) + "', METADATA_SCHEMA '" + schema + "')";
+  };
+  {
+    DuckLakeSession session;
+    session.Run(attach(Location(), "first"));
+    session.Run("CREATE TABLE first.t (id INTEGER)");
+    // What an earlier moraine made for schema 'old': a store of its own at
+    // the earlier location.
+    session.Run(attach(Location() + ".schemas.old", "old"));
+    session.Run("CREATE TABLE old.t (v VARCHAR)");
+    session.Run("INSERT INTO old.t VALUES ('kept')");
+  }
+  DuckLakeSession session;
+  session.Run(attach(Location(), "first"));
+  session.Run("DETACH first");
+  session.Run(attach(Location(), "old"));
+  EXPECT_EQ(session.Query("SELECT v FROM old.t"), (Rows{{"kept"}}));
+  session.Run(attach(Location(), "fresh"));
+  session.Run("CREATE TABLE fresh.t (id INTEGER)");
+  EXPECT_NE(cluster().EtcdCtl("get --prefix --keys-only " + prefix_ + "/s/fresh/"), "");
+}
+
 }  // namespace
 }  // namespace moraine::test

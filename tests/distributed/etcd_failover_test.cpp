@@ -136,6 +136,12 @@ TEST_F(EtcdFailoverTest, FollowerKillMidLoadLosesNoAcknowledgedCommit) {
 // was not is fenced off and retried. The deadline grows from 1 ms until
 // both kinds were seen, since how long a commit takes depends on the load.
 TEST_F(EtcdFailoverTest, UnknownOutcomesAreSettledByTheCommitToken) {
+#ifdef MORAINE_TEST_ETCD_SECURED
+  // Its outcomes are made unknown by RPC deadlines of a few milliseconds,
+  // shorter than a TLS handshake and an Authenticate: no handle would open.
+  // Settling does not depend on the transport; the plain build tests it.
+  GTEST_SKIP() << "deadlines under a TLS handshake; covered by etcd_failover_test";
+#endif
   const std::string anchor = Anchor(0);
   uint64_t head = 0, unknown = 0, committed = 0, acknowledged = 0;
   const auto budget = Clock::now() + std::chrono::seconds(30);

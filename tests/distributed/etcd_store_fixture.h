@@ -1,6 +1,10 @@
 // A gtest fixture for tests of EtcdStore: one real 3-member etcd cluster per
 // test executable (started by the first test, stopped after the last), and a
 // fresh lake prefix per test, so tests never see each other's keys.
+//
+// Built with MORAINE_TEST_ETCD_SECURED, the cluster is a secured one
+// (etcd_cluster.h) and the tests' handles act as its lake_writer by password,
+// so a token renewed after a member restart is part of what they test.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -18,9 +22,20 @@ namespace moraine::test {
 
 class EtcdStoreFixture : public ::testing::Test {
  protected:
+#ifdef MORAINE_TEST_ETCD_SECURED
+  static constexpr const char* kLakePrefix = "t-";
+  static void SetUpTestSuite() {
+    if (!EtcdUnavailableReason() && !cluster_) {
+      cluster_ = new EtcdCluster(EtcdCluster::Options{.secured_prefix = kLakePrefix});
+      cluster_->ActAs(EtcdCluster::kWriter, /*by_password=*/true);
+    }
+  }
+#else
+  static constexpr const char* kLakePrefix = "";
   static void SetUpTestSuite() {
     if (!EtcdUnavailableReason() && !cluster_) cluster_ = new EtcdCluster();
   }
+#endif
   static void TearDownTestSuite() {
     delete cluster_;
     cluster_ = nullptr;
@@ -31,7 +46,8 @@ class EtcdStoreFixture : public ::testing::Test {
     // Healthy again after a test that killed members.
     ASSERT_TRUE(cluster_->WaitHealthy(std::chrono::seconds(20)));
     static std::atomic<int> counter{0};
-    prefix_ = std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
+    prefix_ = kLakePrefix +
+              std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
               std::to_string(::getpid()) + "-" + std::to_string(++counter);
   }
 

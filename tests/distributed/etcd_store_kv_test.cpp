@@ -147,7 +147,9 @@ TEST_F(EtcdStoreKvTest, LakesUnderDifferentPrefixesAreIndependent) {
 TEST_F(EtcdStoreKvTest, MalformedLocationsAreInvalidArgument) {
   for (const std::string location :
        {"etcd://", "etcd://127.0.0.1:1", "etcd://127.0.0.1:1/", "etcd://127.0.0.1/lake",
-        "etcd://127.0.0.1:99999/lake", "etcd://127.0.0.1:1/a/b", "etcd://:1/lake"}) {
+        "etcd://127.0.0.1:99999/lake", "etcd://127.0.0.1:1/a/b", "etcd://:1/lake",
+        "etcds://127.0.0.1:1/", "etcd://127.0.0.1:1/a/s/", "etcd://127.0.0.1:1//s/b",
+        "etcd://127.0.0.1:1/a/s/b/s/c", "etcd://127.0.0.1:1/a/s/b c"}) {
     KvOptions options;
     options.location = location;
     EXPECT_THROW(OpenKvStore(options), InvalidArgumentError) << location;

@@ -3,6 +3,14 @@
 // healthy within a bound, and gone when the object is: every member is killed
 // (its process group) and waited for, and the directories are removed.
 //
+// With Options::secured, the cluster runs as production ones do: TLS on the
+// client and peer ports with certificates from a test CA (etcd_test_pki.h),
+// --client-cert-auth on both, and etcd's auth enabled with a root user, a
+// lake_writer role (readwrite on one key prefix) and a lake_reader role (read
+// on it), and users of those names holding them, plus other_writer, whose
+// role has readwrite on another prefix only. Users have passwords
+// (Password()) and client certificates of their name (Pki()).
+//
 // Members are separate processes started with fork/exec, so a test can kill
 // -9 one (the leader, a follower) and restart it on its data. Each member dies
 // with the thread that started it (PR_SET_PDEATHSIG), so a crashed test leaves
@@ -22,6 +30,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -29,6 +38,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/etcd_test_pki.h"
+#include "support/run_process.h"
 #include "support/temp_dir.h"
 
 namespace moraine::test {
@@ -41,9 +52,20 @@ class EtcdCluster {
   struct Options {
     int members = 3;
     // Extra flags for every member, e.g. {"--max-txn-ops=1024"}.
-    std::vector<std::string> flags;
+    std::vector<std::string> flags = {};
     std::chrono::milliseconds start_timeout{20000};
+    // TLS, client certificates and auth (see above); the key prefix the
+    // lake roles are granted on, e.g. "e2e-" for every lake named e2e-...
+    std::optional<std::string> secured_prefix = std::nullopt;
   };
+
+  // The identities of a secured cluster's users.
+  static constexpr const char* kWriter = "lake_writer";
+  static constexpr const char* kReader = "lake_reader";
+  static constexpr const char* kOtherWriter = "other_writer";
+  // The prefix other_writer's role is granted on.
+  static constexpr const char* kOtherPrefix = "elsewhere-";
+  static std::string Password(const std::string& user) { return user + "-pw"; }
 
   EtcdCluster() : EtcdCluster(Options{}) {}
   explicit EtcdCluster(Options options) : options_(std::move(options)) {
@@ -75,7 +97,52 @@ class EtcdCluster {
   }
   // The moraine location of a lake named `prefix` in this cluster.
   std::string Location(const std::string& prefix) const {
-    return "etcd://" + Endpoints() + "/" + prefix;
+    return (secured() ? "etcds://" : "etcd://") + Endpoints() + "/" + prefix;
+  }
+
+  bool secured() const { return options_.secured_prefix.has_value(); }
+  const EtcdTestPki& Pki() const { return *pki_; }
+
+  // Makes this process's etcd handles act as `user` of a secured cluster,
+  // through the MORAINE_ETCD_* environment the store falls back on: by its
+  // client certificate (the CN is the user) or by its password (with a client
+  // certificate whose CN names no user, which --client-cert-auth requires).
+  void ActAs(const std::string& user, bool by_password) const {
+    ::setenv("MORAINE_ETCD_CA_FILE", pki_->CaFile().c_str(), 1);
+    const std::string cert = by_password ? "anonymous" : user;
+    ::setenv("MORAINE_ETCD_CERT_FILE", pki_->CertFile(cert).c_str(), 1);
+    ::setenv("MORAINE_ETCD_KEY_FILE", pki_->KeyFile(cert).c_str(), 1);
+    ::setenv("MORAINE_ETCD_USER", by_password ? user.c_str() : "", 1);
+    ::setenv("MORAINE_ETCD_PASSWORD", by_password ? Password(user).c_str() : "", 1);
+  }
+
+  // Undoes ActAs: handles opened from now on use no credentials.
+  static void ActAsNobody() {
+    for (const char* name :
+         {"MORAINE_ETCD_CA_FILE", "MORAINE_ETCD_CERT_FILE", "MORAINE_ETCD_KEY_FILE",
+          "MORAINE_ETCD_SERVER_NAME", "MORAINE_ETCD_USER", "MORAINE_ETCD_PASSWORD"}) {
+      ::unsetenv(name);
+    }
+  }
+
+  // etcdctl against the cluster as root; its output, or throws (with
+  // `shown` for the arguments, so a password in them stays out of the test's
+  // output).
+  std::string EtcdCtl(const std::string& arguments, const std::string& shown = "") const {
+    std::string command = "ETCDCTL_API=3 etcdctl --command-timeout=5s --endpoints=";
+    for (int i = 0; i < size(); ++i) {
+      command += (i ? "," : "") + std::string(secured() ? "https" : "http") + "://" + Endpoint(i);
+    }
+    if (secured()) {
+      command += " --cacert=" + pki_->CaFile() + " --cert=" + pki_->CertFile("root") +
+                 " --key=" + pki_->KeyFile("root");
+    }
+    const auto result = RunCommand(command + " " + arguments + " 2>&1");
+    if (result.exit_code != 0) {
+      throw std::runtime_error("etcdctl " + (shown.empty() ? arguments : shown) +
+                               " failed: " + result.output);
+    }
+    return result.output;
   }
 
   bool Running(int member) const { return members_[member].pid > 0; }
@@ -110,7 +177,9 @@ class EtcdCluster {
       bool all = true;
       for (int i = 0; i < size() && all; ++i) {
         if (!Running(i)) continue;
-        all = Http(i, "GET", "/health").find("\"health\":\"true\"") != std::string::npos;
+        all = secured()
+                  ? MemberCtl(i, "endpoint health").exit_code == 0
+                  : Http(i, "GET", "/health").find("\"health\":\"true\"") != std::string::npos;
       }
       if (all) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -125,7 +194,7 @@ class EtcdCluster {
     std::string leader;
     for (int i = 0; i < size(); ++i) {
       if (!Running(i)) continue;
-      const std::string status = Http(i, "POST", "/v3/maintenance/status", "{}");
+      const std::string status = MemberStatus(i);
       ids[i] = JsonString(status, "member_id");
       if (leader.empty()) leader = JsonString(status, "leader");
     }
@@ -136,11 +205,13 @@ class EtcdCluster {
   }
 
   // The cluster's current revision, as the first running member reports it
-  // (through etcd's JSON gateway); -1 if none answers.
+  // (through etcd's JSON gateway, or etcdctl on a secured cluster); -1 if
+  // none answers.
   int64_t Revision() {
     for (int i = 0; i < size(); ++i) {
       if (!Running(i)) continue;
-      const std::string range = Http(i, "POST", "/v3/kv/range", "{\"key\":\"AA==\"}");
+      const std::string range =
+          secured() ? MemberStatus(i) : Http(i, "POST", "/v3/kv/range", "{\"key\":\"AA==\"}");
       const std::string revision = JsonString(range, "revision");
       if (!revision.empty()) return std::stoll(revision);
     }
@@ -151,6 +222,9 @@ class EtcdCluster {
   // revision. -1 if no member answers. (etcd filters by mod revision after
   // counting, so the keys are counted here, not by count_only.)
   int64_t KeysPutAt(int64_t revision) {
+    // etcd's JSON gateway ignores client certificates, and etcdctl has no
+    // mod-revision filter: plain clusters only.
+    if (secured()) throw std::logic_error("KeysPutAt needs a plain test cluster");
     const std::string rev = "\"" + std::to_string(revision) + "\"";
     for (int i = 0; i < size(); ++i) {
       if (!Running(i)) continue;
@@ -190,6 +264,12 @@ class EtcdCluster {
   std::string LogPath(int member) const { return dir_.path("m" + std::to_string(member) + ".log"); }
 
   void StartAll() {
+    if (secured() && !pki_) {
+      pki_ = std::make_unique<EtcdTestPki>(dir_.path("pki"));
+      for (const char* user : {"root", kWriter, kReader, kOtherWriter, "anonymous"}) {
+        pki_->MakeClient(user, user);
+      }
+    }
     members_.assign(options_.members, Member{});
     const std::vector<int> ports = FreePorts(2 * options_.members);
     for (int i = 0; i < size(); ++i) {
@@ -204,6 +284,25 @@ class EtcdCluster {
       throw std::runtime_error("etcd cluster not healthy within " +
                                std::to_string(options_.start_timeout.count()) + " ms" + logs);
     }
+    if (secured()) EnableAuth();
+  }
+
+  // Users, roles and etcd's auth, as an operator of a secured cluster sets
+  // them up.
+  void EnableAuth() {
+    const std::string& prefix = *options_.secured_prefix;
+    EtcdCtl("user add root:" + Password("root"), "user add root");
+    for (const char* user : {kWriter, kReader, kOtherWriter}) {
+      EtcdCtl(std::string("user add ") + user + ":" + Password(user),
+              std::string("user add ") + user);
+      EtcdCtl(std::string("role add ") + user);
+      EtcdCtl(std::string("user grant-role ") + user + " " + user);
+    }
+    EtcdCtl(std::string("role grant-permission --prefix=true ") + kWriter + " readwrite " + prefix);
+    EtcdCtl(std::string("role grant-permission --prefix=true ") + kReader + " read " + prefix);
+    EtcdCtl(std::string("role grant-permission --prefix=true ") + kOtherWriter + " readwrite " +
+            kOtherPrefix);
+    EtcdCtl("auth enable");
   }
 
   void StopAll() {
@@ -218,11 +317,13 @@ class EtcdCluster {
     const auto& m = members_[member];
     std::string cluster;
     for (int i = 0; i < size(); ++i) {
-      cluster += (i ? "," : "") + std::string("m") + std::to_string(i) +
-                 "=http://127.0.0.1:" + std::to_string(members_[i].peer_port);
+      cluster += (i ? "," : "") + std::string("m") + std::to_string(i) + "=" +
+                 (secured() ? "https" : "http") +
+                 "://127.0.0.1:" + std::to_string(members_[i].peer_port);
     }
-    const std::string client = "http://127.0.0.1:" + std::to_string(m.client_port);
-    const std::string peer = "http://127.0.0.1:" + std::to_string(m.peer_port);
+    const std::string scheme = secured() ? "https" : "http";
+    const std::string client = scheme + "://127.0.0.1:" + std::to_string(m.client_port);
+    const std::string peer = scheme + "://127.0.0.1:" + std::to_string(m.peer_port);
     std::vector<std::string> args = {
         "etcd",
         "--name=m" + std::to_string(member),
@@ -237,6 +338,15 @@ class EtcdCluster {
         "--logger=zap",
         "--log-level=warn",
     };
+    if (secured()) {
+      const std::string cert = pki_->CertFile("member"), key = pki_->KeyFile("member");
+      for (std::string flag :
+           {"--cert-file=" + cert, "--key-file=" + key, "--trusted-ca-file=" + pki_->CaFile(),
+            std::string("--client-cert-auth"), "--peer-cert-file=" + cert, "--peer-key-file=" + key,
+            "--peer-trusted-ca-file=" + pki_->CaFile(), std::string("--peer-client-cert-auth")}) {
+        args.push_back(flag);
+      }
+    }
     args.insert(args.end(), options_.flags.begin(), options_.flags.end());
     const std::string log = LogPath(member);
     const pid_t parent = ::getpid();
@@ -317,17 +427,43 @@ class EtcdCluster {
     return response;
   }
 
-  // The string value of "name":"..." in a flat JSON text, or "".
+  // etcdctl as root against member `member` alone.
+  ProcessResult MemberCtl(int member, const std::string& arguments) const {
+    std::string command =
+        "ETCDCTL_API=3 etcdctl --command-timeout=1s --dial-timeout=1s "
+        "--endpoints=" +
+        std::string(secured() ? "https" : "http") + "://" + Endpoint(member);
+    if (secured()) {
+      command += " --cacert=" + pki_->CaFile() + " --cert=" + pki_->CertFile("root") +
+                 " --key=" + pki_->KeyFile("root");
+    }
+    return RunCommand(command + " " + arguments + " 2>/dev/null");
+  }
+
+  // A member's status (member id, leader, header revision): from etcd's JSON
+  // gateway, or from etcdctl on a secured cluster, whose gateway ignores
+  // client certificates.
+  std::string MemberStatus(int member) const {
+    if (!secured()) return Http(member, "POST", "/v3/maintenance/status", "{}");
+    return MemberCtl(member, "endpoint status -w json").output;
+  }
+
+  // The value of "name":"..." or "name":123 in a flat JSON text, or "".
   static std::string JsonString(const std::string& json, const std::string& name) {
-    const std::string needle = "\"" + name + "\":\"";
+    const std::string needle = "\"" + name + "\":";
     const size_t at = json.find(needle);
     if (at == std::string::npos) return "";
-    const size_t begin = at + needle.size();
-    return json.substr(begin, json.find('"', begin) - begin);
+    size_t begin = at + needle.size();
+    if (begin < json.size() && json[begin] == '"') {
+      ++begin;
+      return json.substr(begin, json.find('"', begin) - begin);
+    }
+    return json.substr(begin, json.find_first_not_of("0123456789", begin) - begin);
   }
 
   Options options_;
   TempDir dir_;
+  std::unique_ptr<EtcdTestPki> pki_;  // secured clusters only
   std::vector<Member> members_;
 };
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "store/error.h"
+#include "store/etcd_location.h"
 #include "tools/store_verifier.h"
 #include "tools/tool_store.h"
 
@@ -19,7 +20,7 @@ namespace moraine::test {
 // A path without a store, or a store DuckLake never initialized, is skipped:
 // there is nothing to verify.
 inline void ExpectStoreVerifies(const std::string& path) {
-  const bool etcd = path.starts_with("etcd://");
+  const bool etcd = store::EtcdLocation::Matches(path);
   if (!etcd && !std::filesystem::exists(std::filesystem::path(path) / "CURRENT")) return;
   std::shared_ptr<store::KvStore> kv;
   try {

@@ -22,10 +22,15 @@ TEST(NestedCatalogLocation, NamesAreEncodedCaseInsensitivelyAndReversibly) {
   EXPECT_NE(NestedCatalogLocation("/l", "a-b"), NestedCatalogLocation("/l", "a_b"));
 }
 
-TEST(NestedCatalogLocation, AnEtcdLakeNestsBesideItsOwnKeyRange) {
-  // "p.schemas.s" does not start with "p/": no scan of p's keys reaches it.
-  EXPECT_EQ(NestedCatalogLocation("etcd://127.0.0.1:2379/p", "s"),
+TEST(NestedCatalogLocation, AnEtcdLakeNestsUnderItsPrefixOutsideItsKeyRanges) {
+  // "p/s/..." starts with "p/", so a role on the lake's prefix covers it, and
+  // with neither "p/k/" nor the marker, intent or tokens: no scan of p's
+  // keys reaches it.
+  EXPECT_EQ(NestedCatalogLocation("etcd://127.0.0.1:2379/p", "S"), "etcd://127.0.0.1:2379/p/s/s");
+  EXPECT_EQ(NestedCatalogLocation("etcds://127.0.0.1:2379/p", "s"), "etcds://127.0.0.1:2379/p/s/s");
+  EXPECT_EQ(LegacyNestedCatalogLocation("etcd://127.0.0.1:2379/p", "s"),
             "etcd://127.0.0.1:2379/p.schemas.s");
+  EXPECT_EQ(LegacyNestedCatalogLocation("/l", "s"), std::nullopt);
   EXPECT_THROW(NestedCatalogLocation("etcd://127.0.0.1:2379/p", std::string(200, 'x')),
                InvalidArgumentError);
 }
