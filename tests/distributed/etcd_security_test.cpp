@@ -182,6 +182,20 @@ TEST_F(EtcdSecurityTest, AnUntrustedOrExpiredClientCertificateIsRefused) {
   }
 }
 
+// Endpoints by IP address, the members' certificate checked against another
+// name it carries (localhost), or against one it does not.
+TEST_F(EtcdSecurityTest, AServerNameOverridesTheNameTheCertificateMustCarry) {
+  MakeLake();
+  auto security = ByCertificate(EtcdCluster::kWriter);
+  security.server_name = "localhost";
+  EXPECT_EQ(
+      store::GetLatest(*Open(security), store::Key::Current(store::Kind::kTable, {1}).Encode()),
+      "one");
+  security.server_name = "not-the-member.example";
+  const std::string message = Refused<store::AccessDeniedError>([&] { Open(security); });
+  EXPECT_TRUE(Has(message, "not trusted")) << message;
+}
+
 TEST_F(EtcdSecurityTest, AReaderThatWritesIsRefusedNamingThePermission) {
   MakeLake();
   const std::string message =
