@@ -50,20 +50,24 @@ std::shared_ptr<store::KvStore> StoreRegistry::Open(
   const auto location = Canonical(path);
   // A private in-memory store is, by definition, never shared.
   if (location == store::kMemoryScheme) return Opened(location, read_only, create, etcd_security);
+  // An etcd location's credentials are settled here, once: the handle is
+  // keyed by them and opened with them.
   std::string key = location;
+  std::optional<store::EtcdSecurity> security = etcd_security;
   if (store::EtcdLocation::Matches(location)) {
-    key += '\n' + etcd_security.value_or(store::EtcdSecurity::FromEnvironment()).Identity();
+    if (!security) security = store::EtcdSecurity::FromEnvironment();
+    key += '\n' + security->Identity();
   }
   std::lock_guard<std::mutex> lock(mutex_);
   auto& handles = handles_[key];
   if (auto writer = handles.read_write.lock()) return writer;
   if (read_only) {
     if (auto reader = handles.read_only.lock()) return reader;
-    auto reader = Opened(location, true, create, etcd_security);
+    auto reader = Opened(location, true, create, security);
     if (reader) handles.read_only = reader;
     return reader;
   }
-  auto writer = Opened(location, false, create, etcd_security);
+  auto writer = Opened(location, false, create, security);
   if (writer) handles.read_write = writer;
   return writer;
 }

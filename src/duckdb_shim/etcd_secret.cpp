@@ -17,7 +17,8 @@ constexpr const char* kProvider = "config";
 duckdb::unique_ptr<duckdb::BaseSecret> CreateEtcdSecret(duckdb::ClientContext&,
                                                         duckdb::CreateSecretInput& input) {
   auto scope = input.scope;
-  if (auto endpoints = input.options.find("endpoints"); endpoints != input.options.end()) {
+  const auto endpoints = input.options.find("endpoints");
+  if (endpoints != input.options.end()) {
     if (!scope.empty()) {
       throw duckdb::InvalidInputException(
           "a moraine_etcd secret takes ENDPOINTS or SCOPE, not both");
@@ -37,9 +38,7 @@ duckdb::unique_ptr<duckdb::BaseSecret> CreateEtcdSecret(duckdb::ClientContext&,
   for (std::string_view setting : store::EtcdSecurity::kSettingNames) {
     secret->TrySetValue(std::string(setting), input);
   }
-  if (auto endpoints = input.options.find("endpoints"); endpoints != input.options.end()) {
-    secret->secret_map["endpoints"] = endpoints->second;
-  }
+  if (endpoints != input.options.end()) secret->secret_map["endpoints"] = endpoints->second;
   secret->redact_keys = {"password"};
   return secret;
 }

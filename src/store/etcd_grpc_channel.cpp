@@ -241,9 +241,9 @@ void AddRequestHeaders(HeaderList& headers, const EtcdGrpcChannel::Metadata& met
 }
 
 // A transfer that failed in TLS in a way no retry mends: the member's
-// certificate, ours, the CA file, or a member that speaks the other protocol.
-// Anything else (a refused or reset connection, a handshake cut short by a
-// member going away) stays UNAVAILABLE, to be retried.
+// certificate, ours or the CA file (a member that speaks no TLS is told by
+// RecognizeMemberProtocol). Anything else (a refused or reset connection, a handshake cut short by
+// a member going away) stays UNAVAILABLE, to be retried.
 std::optional<EtcdRpcStatus> TlsFailure(CURLcode result, std::string_view error,
                                         const std::string& endpoint) {
   const std::string member = "etcd member " + endpoint;
@@ -268,11 +268,6 @@ std::optional<EtcdRpcStatus> TlsFailure(CURLcode result, std::string_view error,
         return EtcdRpcStatus(
             EtcdRpcCode::kUnauthenticated,
             "TLS: " + member + " refused the client certificate (" + std::string(error) + ")");
-      }
-      if (error.find("wrong version number") != std::string_view::npos ||
-          error.find("packet length too long") != std::string_view::npos) {
-        return EtcdRpcStatus(EtcdRpcCode::kFailedPrecondition,
-                             "protocol: " + member + " does not speak TLS");
       }
       return std::nullopt;
     default:
@@ -312,14 +307,18 @@ EtcdRpcStatus StatusOf(CURLcode result, const char* error, const Answer& answer,
           "etcd member " + endpoint + " ended the call without a grpc-status"};
 }
 
-// Whether the member at `endpoint` completes (or, asking for a client
-// certificate, refuses with an alert) a TLS handshake: a TLS-only member
-// closes a cleartext connection without a word, as one that dies mid-call
-// does, and only this tells the two apart. Nothing is verified: no data is
-// sent.
-bool SpeaksTls(const std::string& endpoint) {
+// What a member's port speaks, found by a TLS handshake that verifies
+// nothing and sends no data: TLS if it completes or the member refuses it
+// with an alert (it wants a client certificate); cleartext if the connection
+// is made but the handshake fails without one; unknown if no connection is
+// made (a member that is away). A member that speaks the other protocol than
+// the channel closes the connection without a word, as one that dies
+// mid-call does, and only this tells the two apart.
+enum class MemberProtocol { kTls, kCleartext, kUnknown };
+
+MemberProtocol ProbeMemberProtocol(const std::string& endpoint) {
   CURL* easy = curl_easy_init();
-  if (!easy) return false;
+  if (!easy) return MemberProtocol::kUnknown;
   char error[CURL_ERROR_SIZE] = {};
   const std::string url = "https://" + endpoint + "/";
   curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
@@ -331,20 +330,31 @@ bool SpeaksTls(const std::string& endpoint) {
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error);
   const CURLcode result = curl_easy_perform(easy);
   curl_easy_cleanup(easy);
-  return result == CURLE_OK || std::string_view(error).find("alert") != std::string_view::npos;
+  if (result == CURLE_OK || std::string_view(error).find("alert") != std::string_view::npos) {
+    return MemberProtocol::kTls;
+  }
+  return result == CURLE_SSL_CONNECT_ERROR ? MemberProtocol::kCleartext : MemberProtocol::kUnknown;
 }
 
-// A cleartext call that reached the member and got nothing back: a TLS-only
-// member, or a member that went away mid-call (then UNAVAILABLE stays).
-EtcdRpcStatus RecognizeTlsOnlyMember(EtcdRpcStatus status, CURLcode result, const Answer& answer,
-                                     const std::string& endpoint) {
+// A call that reached the member and got no answer back: a member that speaks
+// the other protocol than the channel (FAILED_PRECONDITION "protocol: ..."),
+// or one that went away mid-call (then UNAVAILABLE stays).
+EtcdRpcStatus RecognizeMemberProtocol(EtcdRpcStatus status, CURLcode result, const Answer& answer,
+                                      const std::string& endpoint, bool tls) {
   if (status.code() != EtcdRpcCode::kUnavailable || answer.http_status != 0 ||
-      result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST ||
-      !SpeaksTls(endpoint)) {
+      result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST) {
     return status;
   }
-  return {EtcdRpcCode::kFailedPrecondition,
-          "protocol: etcd member " + endpoint + " speaks TLS only"};
+  const MemberProtocol spoken = ProbeMemberProtocol(endpoint);
+  if (!tls && spoken == MemberProtocol::kTls) {
+    return {EtcdRpcCode::kFailedPrecondition,
+            "protocol: etcd member " + endpoint + " speaks TLS only"};
+  }
+  if (tls && spoken == MemberProtocol::kCleartext) {
+    return {EtcdRpcCode::kFailedPrecondition,
+            "protocol: etcd member " + endpoint + " does not speak TLS"};
+  }
+  return status;
 }
 
 struct MultiDeleter {
@@ -357,6 +367,19 @@ EtcdGrpcChannel::EtcdGrpcChannel(std::string endpoint, bool tls, const EtcdSecur
     : endpoint_(std::move(endpoint)), tls_(tls), security_(security) {
   security_.password.clear();
   security_.user.clear();
+  if (!tls_) {
+    base_url_ = "http://" + endpoint_;
+  } else if (security_.server_name.empty()) {
+    base_url_ = "https://" + endpoint_;
+  } else {
+    // A server name other than the endpoint's host goes into the URL (so TLS
+    // asks for it and checks the certificate against it); CONNECT_TO, set on
+    // each handle, still takes the connection to the endpoint.
+    const std::string server =
+        security_.server_name + ":" + endpoint_.substr(endpoint_.rfind(':') + 1);
+    base_url_ = "https://" + server;
+    connect_to_ = server + ":" + endpoint_;
+  }
   InitCurlOnce();
 }
 
@@ -368,15 +391,7 @@ EtcdGrpcChannel::~EtcdGrpcChannel() {
 }
 
 std::string EtcdGrpcChannel::Url(std::string_view method) const {
-  if (!tls_) return "http://" + endpoint_ + std::string(method);
-  // A server name other than the endpoint's host goes into the URL (so TLS
-  // asks for it and checks the certificate against it); CONNECT_TO still
-  // takes the connection to the endpoint.
-  if (!security_.server_name.empty()) {
-    const std::string port = endpoint_.substr(endpoint_.rfind(':') + 1);
-    return "https://" + security_.server_name + ":" + port + std::string(method);
-  }
-  return "https://" + endpoint_ + std::string(method);
+  return base_url_ + std::string(method);
 }
 
 EtcdGrpcChannel::Handle* EtcdGrpcChannel::NewHandle() const {
@@ -396,9 +411,8 @@ EtcdGrpcChannel::Handle* EtcdGrpcChannel::NewHandle() const {
       curl_easy_setopt(easy, CURLOPT_SSLCERT, security_.cert_file.c_str());
       curl_easy_setopt(easy, CURLOPT_SSLKEY, security_.key_file.c_str());
     }
-    if (!security_.server_name.empty()) {
-      handle->connect_to.Add(security_.server_name + ":" +
-                             endpoint_.substr(endpoint_.rfind(':') + 1) + ":" + endpoint_);
+    if (!connect_to_.empty()) {
+      handle->connect_to.Add(connect_to_);
       curl_easy_setopt(easy, CURLOPT_CONNECT_TO, handle->connect_to.list);
     }
   } else {
@@ -465,7 +479,7 @@ EtcdRpcStatus EtcdGrpcChannel::Call(std::string_view method,
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, nullptr);
   curl_easy_setopt(easy, CURLOPT_POSTFIELDS, nullptr);
   EtcdRpcStatus status = StatusOf(result, handle->error, answer, endpoint_, tls_);
-  if (!tls_) status = RecognizeTlsOnlyMember(std::move(status), result, answer, endpoint_);
+  status = RecognizeMemberProtocol(std::move(status), result, answer, endpoint_, tls_);
   if (result == CURLE_OK) {
     Release(handle);
   } else {

@@ -99,7 +99,9 @@ class EtcdGrpcChannel {
 
   std::string endpoint_;
   bool tls_;
-  EtcdSecurity security_;  // TLS material only: the password is cleared
+  EtcdSecurity security_;   // TLS material only: the password is cleared
+  std::string base_url_;    // scheme and authority of every call's URL
+  std::string connect_to_;  // "server:port:host:port" when a server name is set
   std::mutex mutex_;
   std::vector<Handle*> idle_;  // owned; most recently used last
 };

@@ -156,6 +156,23 @@ TEST_F(EtcdStoreKvTest, MalformedLocationsAreInvalidArgument) {
   }
 }
 
+// etcds:// against a member that speaks no TLS is refused at once, saying so,
+// rather than retried until the operation deadline.
+TEST_F(EtcdStoreKvTest, TlsAgainstAPlainClusterIsABadArgument) {
+  std::string tls = Location();
+  tls.replace(0, std::string("etcd://").size(), "etcds://");
+  KvOptions options;
+  options.location = tls;
+  options.etcd_security = EtcdSecurity{};
+  try {
+    OpenKvStore(options);
+    FAIL() << "etcds:// opened a plain cluster";
+  } catch (const InvalidArgumentError& error) {
+    EXPECT_NE(std::string(error.what()).find("does not speak TLS"), std::string::npos)
+        << error.what();
+  }
+}
+
 TEST_F(EtcdStoreKvTest, UnreachableClusterIsIoErrorWithinTheTimeout) {
   // Nothing listens on port 1 of loopback: every RPC is refused at once.
   KvOptions options;
