@@ -20,6 +20,7 @@ get_filename_component(DUCKLAKE_EXTENSION_REAL "${DUCKLAKE_EXTENSION}" REALPATH)
 # extension sees, which must not inherit libduckdb.so.
 add_library(duckdb_headers INTERFACE IMPORTED GLOBAL)
 target_include_directories(duckdb_headers SYSTEM INTERFACE "${DUCKDB_SOURCE_DIR}/src/include")
+target_compile_definitions(duckdb_headers INTERFACE MORAINE_DUCKDB_MAJOR=1)
 
 # The headers and the shared engine: for the host executable and the tests.
 add_library(duckdb_engine SHARED IMPORTED GLOBAL)
@@ -64,4 +65,18 @@ foreach(release IN LISTS MORAINE_OTHER_DUCKDB_RELEASES)
                                                           IMPORTED_NO_SONAME TRUE)
   target_link_libraries(duckdb_engine${suffix} INTERFACE duckdb_headers${suffix})
   target_link_options(duckdb_engine${suffix} INTERFACE "LINKER:-rpath,${engine_dir}")
+endforeach()
+
+# The DuckDB releases moraine builds only the extension for, without the
+# DuckLake adapter: no DuckLake build of theirs is known (none compiles from a
+# fetchable commit; docs/research/duckdb-2.0-port.md), so they serve DuckLake's
+# SQL path and ATTACH ... (TYPE moraine). Their static library is built from
+# the release's sources (scripts/build_duckdb_static.sh, run by setup).
+set(MORAINE_EXTENSION_ONLY_DUCKDB_RELEASES v2.0.1)
+set(DUCKDB_SOURCE_ID_v2.0.1 "8d78114e90")
+foreach(release IN LISTS MORAINE_EXTENSION_ONLY_DUCKDB_RELEASES)
+  string(REPLACE "." "_" suffix "_${release}")
+  moraine_duckdb_static("${suffix}" "${MORAINE_DEPS_DIR}/duckdb-${release}"
+                        "${MORAINE_DEPS_DIR}/duckdb-static-${release}"
+                        "${DUCKDB_SOURCE_ID_${release}}")
 endforeach()

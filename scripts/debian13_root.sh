@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Makes the Debian 13 (trixie) root that tests/ecosystem/debian13_test.cpp
 # runs moraine's extension in: a minimal root from Debian's own debootstrap
-# (minbase, plus python3), and the stock `duckdb` wheel for Python 3.13 pinned
-# in deps/pins.tsv (row duckdb-python-cp313), unzipped into /opt/duckdb-py
-# without pip. Nothing else goes in: the test copies in the extension files.
+# (minbase, plus python3), and the stock `duckdb` wheels for Python 3.13 pinned
+# in deps/pins.tsv (rows duckdb-python-cp313*, one per supported DuckDB
+# release), each unzipped without pip into /opt/duckdb-py (the pinned release)
+# or /opt/duckdb-py-<release>. Nothing else goes in: the test copies in the
+# extension files.
 #
 # The root is kept per machine, outside the clone, so that a second clone or a
 # later CI run on the same machine reuses it:
@@ -113,15 +115,19 @@ make_root() {
   log "made $root in $((SECONDS - started)) s"
 }
 
-# The stock wheel, verified on the host and unzipped into the root; its own
-# stamp, so that a new pin replaces the wheel without a new root.
+# A stock wheel, verified on the host and unzipped into the root: the row
+# duckdb-python-cp313 into /opt/duckdb-py, duckdb-python-cp313-<release> into
+# /opt/duckdb-py-<release>. Each has a stamp of its own, so that a new pin
+# replaces its wheel without a new root.
 install_wheel() {
-  local name client package file sha
-  read -r name client package file sha < <(awk -F'\t' '$1 == "duckdb-python-cp313"' \
+  local name="$1" client package file sha
+  read -r _ client package file sha < <(awk -F'\t' -v name="$name" '$1 == name' \
     "$repo/deps/pins.tsv")
-  [[ -n ${sha:-} ]] || fail 25 "deps/pins.tsv has no row duckdb-python-cp313"
-  local stamp="$cache/debian13-wheel.stamp"
-  [[ -f $stamp && $(cat "$stamp") == "$sha" && -d $root/opt/duckdb-py/duckdb ]] && return
+  [[ -n ${sha:-} ]] || fail 25 "deps/pins.tsv has no row $name"
+  local release="${name#duckdb-python-cp313}"
+  local target="$root/opt/duckdb-py$release"
+  local stamp="$cache/debian13-wheel$release.stamp"
+  [[ -f $stamp && $(cat "$stamp") == "$sha" && -d $target/duckdb ]] && return
   local downloads="$cache/downloads"
   mkdir -p "$downloads"
   if [[ ! -f $downloads/$file || $(sha256sum "$downloads/$file" | cut -d' ' -f1) != "$sha" ]]; then
@@ -149,10 +155,10 @@ install_wheel() {
     rm -rf "$tmp"
   fi
   rm -f "$stamp"
-  rm -rf "$root/opt/duckdb-py.tmp" "$root/opt/duckdb-py"
+  rm -rf "$target.tmp" "$target"
   mkdir -p "$root/opt"
-  unzip -q "$downloads/$file" -d "$root/opt/duckdb-py.tmp"
-  mv "$root/opt/duckdb-py.tmp" "$root/opt/duckdb-py"
+  unzip -q "$downloads/$file" -d "$target.tmp"
+  mv "$target.tmp" "$target"
   echo "$sha" >"$stamp"
 }
 
@@ -164,5 +170,7 @@ flock 9
 # Leftovers of runs that were killed before they could clean up.
 rm -rf --one-file-system "$cache"/debian13-root.tmp.*
 make_root
-install_wheel
+while read -r wheel; do
+  install_wheel "$wheel"
+done < <(awk -F'\t' '$2 == "pip-wheel-cp313" { print $1 }' "$repo/deps/pins.tsv")
 echo "$root"

@@ -163,6 +163,7 @@ done
 ln -sfn "$cache/duckdb-source/external/duckdb" "$cache/duckdb"
 ln -sfn "$cache/duckdb-source/external/duckdb" "$cache/duckdb-v1.5.5"
 ln -sfn "$cache/duckdb-source-v1.5.6/external/duckdb" "$cache/duckdb-v1.5.6"
+ln -sfn "$cache/duckdb-source-v2.0.1/external/duckdb" "$cache/duckdb-v2.0.1"
 ln -sfn venv "$cache/venv-v1.5.5"  # every release's venv by one name pattern
 ln -sfn "$cache/libduckdb/libduckdb.so" "$cache/libduckdb.so"
 ln -sfn "$(find "$cache/ducklake" -name ducklake.duckdb_extension | head -n1)" \
@@ -177,3 +178,6 @@ ln -sfn "$(find "$cache/sqlite-extension" -name sqlite.duckdb_extension | head -
 # DuckLake of each release no registry serves a binary of, built from its
 # pinned source once per machine (skipped, with the reason, without it).
 "$root/scripts/build_ducklake.sh" v1.5.6
+# DuckDB's static library of each release no registry serves one of, built
+# from its sources once per machine (about 20 minutes on 2 cores).
+"$root/scripts/build_duckdb_static.sh" v2.0.1

@@ -11,6 +11,7 @@
 #include "duckdb/common/types/uuid.hpp"
 #include "duckdb/common/types/value.hpp"
 #include "duckdb/common/types/vector.hpp"
+#include "duckdb_shim/duckdb_release.h"
 
 namespace moraine::duckdb_shim {
 namespace {
@@ -40,7 +41,7 @@ constexpr size_t kRawHeader = 2;
 // Whether values of `type` are stored raw: a type without modifiers (no
 // width, collation, alias, ...), so that its id alone rebuilds it.
 std::optional<char> RawTag(const duckdb::LogicalType& type) {
-  if (type.AuxInfo()) return std::nullopt;
+  if (HasTypeModifiers(type)) return std::nullopt;
   switch (type.id()) {
     case duckdb::LogicalTypeId::VARCHAR:
     case duckdb::LogicalTypeId::BLOB:
@@ -106,7 +107,7 @@ duckdb::Value RawCellValue(std::string_view bytes) {
                : duckdb::Value(std::string(payload));
   }
   duckdb::Vector vector(type, 1);
-  std::memcpy(duckdb::FlatVector::GetData(vector), payload.data(), payload.size());
+  std::memcpy(WritableBytes(vector), payload.data(), payload.size());
   return vector.GetValue(0);
 }
 
@@ -165,20 +166,19 @@ void WriteCell(const commit::Cell& cell, const ColumnCodec& codec, duckdb::Vecto
     case CellKind::kTimestampTz:
       if (auto* v = std::get_if<int64_t>(&cell)) {
         // timestamp_tz_t is a single int64 of microseconds, like BIGINT.
-        duckdb::FlatVector::GetData<int64_t>(out)[row] = *v;
+        WritableData<int64_t>(out)[row] = *v;
         return;
       }
       break;
     case CellKind::kBoolean:
       if (auto* v = std::get_if<bool>(&cell)) {
-        duckdb::FlatVector::GetData<bool>(out)[row] = *v;
+        WritableData<bool>(out)[row] = *v;
         return;
       }
       break;
     case CellKind::kVarchar:
       if (auto* v = std::get_if<std::string>(&cell)) {
-        duckdb::FlatVector::GetData<duckdb::string_t>(out)[row] =
-            duckdb::StringVector::AddString(out, *v);
+        WritableData<duckdb::string_t>(out)[row] = duckdb::StringVector::AddString(out, *v);
         return;
       }
       break;
@@ -188,7 +188,7 @@ void WriteCell(const commit::Cell& cell, const ColumnCodec& codec, duckdb::Vecto
         if (!duckdb::UUID::FromString(*v, uuid)) {
           throw duckdb::InvalidInputException("moraine: stored UUID '%s' is malformed", *v);
         }
-        duckdb::FlatVector::GetData<duckdb::hugeint_t>(out)[row] = uuid;
+        WritableData<duckdb::hugeint_t>(out)[row] = uuid;
         return;
       }
       break;
@@ -227,16 +227,16 @@ commit::Cell CellFromValue(const duckdb::Value& value, const ColumnCodec& codec)
 void WriteOpaqueCell(std::string_view bytes, const duckdb::LogicalType& type, duckdb::Vector& out,
                      duckdb::idx_t row) {
   if (bytes.size() >= kRawHeader && (bytes[0] == kRawFixed || bytes[0] == kRawString) &&
-      static_cast<duckdb::LogicalTypeId>(bytes[1]) == type.id() && !type.AuxInfo()) {
+      static_cast<duckdb::LogicalTypeId>(bytes[1]) == type.id() && !HasTypeModifiers(type)) {
     const auto payload = bytes.substr(kRawHeader);
     if (bytes[0] == kRawString) {
-      duckdb::FlatVector::GetData<duckdb::string_t>(out)[row] =
+      WritableData<duckdb::string_t>(out)[row] =
           duckdb::StringVector::AddStringOrBlob(out, payload.data(), payload.size());
       return;
     }
     const auto size = duckdb::GetTypeIdSize(type.InternalType());
     if (payload.size() == size) {
-      std::memcpy(duckdb::FlatVector::GetData(out) + row * size, payload.data(), size);
+      std::memcpy(WritableBytes(out) + row * size, payload.data(), size);
       return;
     }
   }

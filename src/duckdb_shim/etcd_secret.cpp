@@ -7,6 +7,7 @@
 #include "duckdb/main/config.hpp"
 #include "duckdb/main/secret/secret.hpp"
 #include "duckdb/main/secret/secret_manager.hpp"
+#include "duckdb_shim/duckdb_release.h"
 #include "store/etcd_location.h"
 
 namespace moraine::duckdb_shim {
@@ -36,9 +37,9 @@ duckdb::unique_ptr<duckdb::BaseSecret> CreateEtcdSecret(duckdb::ClientContext&,
   auto secret =
       duckdb::make_uniq<duckdb::KeyValueSecret>(scope, input.type, input.provider, input.name);
   for (std::string_view setting : store::EtcdSecurity::kSettingNames) {
-    secret->TrySetValue(std::string(setting), input);
+    secret->TrySetValue(AsName(std::string(setting)), input);
   }
-  if (endpoints != input.options.end()) secret->secret_map["endpoints"] = endpoints->second;
+  if (endpoints != input.options.end()) secret->secret_map[AsName("endpoints")] = endpoints->second;
   secret->redact_keys = {"password"};
   return secret;
 }
@@ -57,9 +58,9 @@ void RegisterEtcdSecretType(duckdb::DBConfig& config) {
   function.secret_type = kType;
   function.provider = kProvider;
   function.function = CreateEtcdSecret;
-  function.named_parameters["endpoints"] = duckdb::LogicalType::VARCHAR;
+  function.named_parameters[AsName("endpoints")] = duckdb::LogicalType::VARCHAR;
   for (std::string_view setting : store::EtcdSecurity::kSettingNames) {
-    function.named_parameters[std::string(setting)] = duckdb::LogicalType::VARCHAR;
+    function.named_parameters[AsName(std::string(setting))] = duckdb::LogicalType::VARCHAR;
   }
   config.secret_manager->RegisterSecretFunction(std::move(function),
                                                 duckdb::OnCreateConflict::ERROR_ON_CONFLICT);
@@ -75,8 +76,9 @@ std::optional<store::EtcdSecurity> LookupEtcdSecurity(duckdb::ClientContext& con
   const auto& secret = dynamic_cast<const duckdb::KeyValueSecret&>(match.GetSecret());
   return store::EtcdSecurity::FromSettings([&secret](std::string_view name) {
     duckdb::Value value;
-    return secret.TryGetValue(std::string(name), value) && !value.IsNull() ? value.ToString()
-                                                                           : std::string();
+    return secret.TryGetValue(AsName(std::string(name)), value) && !value.IsNull()
+               ? value.ToString()
+               : std::string();
   });
 }
 

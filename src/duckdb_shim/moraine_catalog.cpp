@@ -39,14 +39,15 @@ std::string MoraineCatalog::SchemaName(MoraineTransaction& transaction) {
                               [](commit::RowTransaction& rows) { return rows.SchemaName(); });
 }
 
-duckdb::string MoraineCatalog::GetDefaultSchema() const {
+DefaultSchema MoraineCatalog::GetDefaultSchema() const {
   try {
     auto rows = commit::BeginRowTransaction(catalog_.store, catalog_.shape);
     auto name = rows->SchemaName();
     rows->Rollback();
-    return name;
+    return DefaultSchema(AsName(name));
   } catch (const store::Error&) {
-    return DEFAULT_SCHEMA;  // an unreadable store fails loudly on first use instead
+    return DefaultSchema(
+        AsName(DEFAULT_SCHEMA));  // an unreadable store fails loudly on first use instead
   }
 }
 
@@ -116,7 +117,7 @@ MoraineSchemaEntry& MoraineCatalog::SchemaEntryNamed(const std::string& name,
     // alive for the plans that hold it.
     if (entry) retired_schemas_.push_back(std::move(entry));
     duckdb::CreateSchemaInfo info;
-    info.schema = name;
+    NameCreatedSchema(info, name);
     entry = std::make_unique<MoraineSchemaEntry>(*this, info, where);
   }
   return *entry;
@@ -125,32 +126,33 @@ MoraineSchemaEntry& MoraineCatalog::SchemaEntryNamed(const std::string& name,
 duckdb::optional_ptr<duckdb::CatalogEntry> MoraineCatalog::CreateSchema(
     duckdb::CatalogTransaction transaction, duckdb::CreateSchemaInfo& info) {
   auto& moraine = MoraineTransaction::Get(transaction, *this);
+  const std::string name = CreatedSchemaName(info);
   auto exists = [&]() -> duckdb::optional_ptr<duckdb::CatalogEntry> {
     if (info.on_conflict == duckdb::OnCreateConflict::ERROR_ON_CONFLICT) {
-      throw duckdb::CatalogException("Schema with name \"%s\" already exists!", info.schema);
+      throw duckdb::CatalogException("Schema with name \"%s\" already exists!", name);
     }
     return nullptr;
   };
   // DuckLake creates the schema of its METADATA_SCHEMA before the catalog
   // tables. The store's own catalog takes the first name it is given; every
   // other schema gets a catalog nested in the store.
-  if (duckdb::StringUtil::CIEquals(info.schema, SchemaName(moraine))) return exists();
+  if (duckdb::StringUtil::CIEquals(name, SchemaName(moraine))) return exists();
   const bool unclaimed = moraine.WithRows(false, [](commit::RowTransaction& rows) {
     return !rows.LatestSnapshot() &&
            duckdb::StringUtil::CIEquals(rows.SchemaName(), std::string(commit::kDefaultSchemaName));
   });
   if (unclaimed) {
-    moraine.WithRows(true, [&](commit::RowTransaction& rows) { rows.CreateSchema(info.schema); });
-    return &SchemaEntryNamed(info.schema, catalog_);
+    moraine.WithRows(true, [&](commit::RowTransaction& rows) { rows.CreateSchema(name); });
+    return &SchemaEntryNamed(name, catalog_);
   }
-  if (NestedCatalog(moraine, info.schema, false)) return exists();
-  auto nested = NestedCatalog(moraine, info.schema, true);
+  if (NestedCatalog(moraine, name, false)) return exists();
+  auto nested = NestedCatalog(moraine, name, true);
   if (!nested) {
     throw duckdb::InvalidInputException(
-        "cannot create the catalog of schema \"%s\" in the read-only moraine store at %s",
-        info.schema, catalog_.store->location());
+        "cannot create the catalog of schema \"%s\" in the read-only moraine store at %s", name,
+        catalog_.store->location());
   }
-  return &SchemaEntryNamed(info.schema, *nested);
+  return &SchemaEntryNamed(name, *nested);
 }
 
 duckdb::optional_ptr<duckdb::SchemaCatalogEntry> MoraineCatalog::LookupSchema(

@@ -17,6 +17,7 @@
 
 #include "duckdb/catalog/catalog.hpp"
 #include "duckdb_shim/catalog_store.h"
+#include "duckdb_shim/duckdb_release.h"
 #include "duckdb_shim/moraine_schema_entry.h"
 #include "store/kv_store.h"
 
@@ -55,7 +56,7 @@ class MoraineCatalog : public duckdb::Catalog {
   void Initialize(bool load_builtin) override;
   duckdb::string GetCatalogType() override { return "moraine"; }
   // The schema the store's catalog is served under, as committed.
-  duckdb::string GetDefaultSchema() const override;
+  DefaultSchema GetDefaultSchema() const override;
   duckdb::optional_ptr<duckdb::CatalogEntry> CreateSchema(duckdb::CatalogTransaction transaction,
                                                           duckdb::CreateSchemaInfo& info) override;
   duckdb::optional_ptr<duckdb::SchemaCatalogEntry> LookupSchema(

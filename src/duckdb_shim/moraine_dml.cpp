@@ -11,6 +11,7 @@
 #include "duckdb/planner/operator/logical_delete.hpp"
 #include "duckdb/planner/operator/logical_insert.hpp"
 #include "duckdb/planner/operator/logical_update.hpp"
+#include "duckdb_shim/duckdb_release.h"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_table_entry.h"
 #include "duckdb_shim/moraine_transaction.h"
@@ -44,8 +45,8 @@ class DmlOperator : public duckdb::PhysicalOperator {
  protected:
   duckdb::SourceResultType GetDataInternal(duckdb::ExecutionContext&, duckdb::DataChunk& chunk,
                                            duckdb::OperatorSourceInput&) const override {
-    chunk.SetCardinality(1);
-    chunk.SetValue(0, 0, duckdb::Value::BIGINT(sink_state->Cast<CountSinkState>().count));
+    SetCell(chunk, 0, 0, duckdb::Value::BIGINT(sink_state->Cast<CountSinkState>().count));
+    SetRowCount(chunk, 1);
     return duckdb::SourceResultType::FINISHED;
   }
 
@@ -80,7 +81,7 @@ class InsertOperator : public DmlOperator {
     // the other columns to their defaults.
     duckdb::DataChunk full;
     full.Initialize(context.client, table_.GetTypes());
-    full.SetCardinality(chunk.size());
+    SetRowCount(full, chunk.size());
     duckdb::ExpressionExecutor defaults(context.client, bound_defaults_);
     for (duckdb::idx_t i = 0; i < codecs.size(); i++) {
       if (column_index_map_.empty()) {
@@ -165,7 +166,10 @@ class UpdateOperator : public DmlOperator {
         defaults.ExecuteExpression(columns_[i].index, value);
         values.push_back(std::move(value));
       } else {
-        values.emplace_back(chunk.data[expression.Cast<duckdb::BoundReferenceExpression>().index]);
+        auto& source =
+            chunk.data[ReferencedColumn(expression.Cast<duckdb::BoundReferenceExpression>())];
+        values.emplace_back(source.GetType());
+        values.back().Reference(source);
       }
     }
     std::vector<commit::RowHandle> handles;
@@ -222,7 +226,8 @@ duckdb::PhysicalOperator& MoraineCatalog::PlanDelete(duckdb::ClientContext&,
                                                      duckdb::LogicalDelete& op,
                                                      duckdb::PhysicalOperator& plan) {
   if (op.return_chunk) throw duckdb::NotImplementedException("moraine: DELETE ... RETURNING");
-  auto row_id_column = op.expressions[0]->Cast<duckdb::BoundReferenceExpression>().index;
+  auto row_id_column =
+      ReferencedColumn(op.expressions[0]->Cast<duckdb::BoundReferenceExpression>());
   auto& del = planner.Make<DeleteOperator>(op.table.Cast<MoraineTableEntry>(), row_id_column,
                                            op.estimated_cardinality);
   del.children.push_back(plan);

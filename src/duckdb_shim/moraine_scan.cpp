@@ -16,11 +16,20 @@
 #include "duckdb/execution/expression_executor.hpp"
 #include "duckdb/function/table_function.hpp"
 #include "duckdb/planner/expression/bound_reference_expression.hpp"
+#include "duckdb/planner/table_filter.hpp"
+#include "duckdb_shim/duckdb_release.h"
+#if MORAINE_DUCKDB_MAJOR >= 2
+#include "duckdb/planner/expression/bound_conjunction_expression.hpp"
+#include "duckdb/planner/expression/bound_function_expression.hpp"
+#include "duckdb/planner/expression_iterator.hpp"
+#include "duckdb/planner/filter/expression_filter.hpp"
+#include "duckdb/planner/table_filter_set.hpp"
+#else
 #include "duckdb/planner/filter/conjunction_filter.hpp"
 #include "duckdb/planner/filter/constant_filter.hpp"
 #include "duckdb/planner/filter/dynamic_filter.hpp"
 #include "duckdb/planner/filter/optional_filter.hpp"
-#include "duckdb/planner/table_filter.hpp"
+#endif
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_table_entry.h"
 #include "duckdb_shim/moraine_transaction.h"
@@ -48,36 +57,83 @@ void LowerUpper(commit::ColumnBound& bound, int64_t value) {
   bound.upper = bound.upper ? std::min(*bound.upper, value) : value;
 }
 
-// Narrows `bound` by what `filter` implies; filters it cannot express (OR,
-// IS NULL, IN, ...) leave it untouched, which only widens the store scan.
-void Narrow(const duckdb::TableFilter& filter, commit::ColumnBound& bound) {
+// Narrows `bound` by `column <comparison> value`.
+void NarrowByComparison(duckdb::ExpressionType comparison, const duckdb::Value& constant,
+                        commit::ColumnBound& bound) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  if (constant.IsNull()) return;
+  auto value = constant.GetValue<int64_t>();
+  switch (comparison) {
+    case duckdb::ExpressionType::COMPARE_EQUAL:
+      RaiseLower(bound, value);
+      LowerUpper(bound, value);
+      break;
+    case duckdb::ExpressionType::COMPARE_GREATERTHAN:
+      if (value != kMax) RaiseLower(bound, value + 1);
+      break;
+    case duckdb::ExpressionType::COMPARE_GREATERTHANOREQUALTO:
+      RaiseLower(bound, value);
+      break;
+    case duckdb::ExpressionType::COMPARE_LESSTHAN:
+      if (value != kMin) LowerUpper(bound, value - 1);
+      break;
+    case duckdb::ExpressionType::COMPARE_LESSTHANOREQUALTO:
+      LowerUpper(bound, value);
+      break;
+    default:
+      break;
+  }
+}
+
+#if MORAINE_DUCKDB_MAJOR >= 2
+// DuckDB 2.0 pushes every filter as an expression over the column (a
+// reference to chunk column 0): comparisons are bound functions, hints are
+// wrapped in optional-filter functions.
+void NarrowByExpression(const duckdb::Expression& expression, commit::ColumnBound& bound) {
+  if (auto hinted = duckdb::ExpressionFilter::GetOptionalFilterChild(expression)) {
+    NarrowByExpression(*hinted, bound);
+    return;
+  }
+  switch (expression.GetExpressionClass()) {
+    case duckdb::ExpressionClass::BOUND_CONJUNCTION:
+      if (expression.GetExpressionType() == duckdb::ExpressionType::CONJUNCTION_AND) {
+        for (auto& child : expression.Cast<duckdb::BoundConjunctionExpression>().GetChildren()) {
+          NarrowByExpression(*child, bound);
+        }
+      }
+      return;
+    case duckdb::ExpressionClass::BOUND_FUNCTION: {
+      auto comparison = duckdb::ExpressionType::INVALID;
+      auto constant = duckdb::ExpressionFilter::TryGetColumnConstantComparison(
+          expression.Cast<duckdb::BoundFunctionExpression>(), comparison);
+      if (constant) NarrowByComparison(comparison, constant->GetValue(), bound);
+      return;
+    }
+    case duckdb::ExpressionClass::BOUND_OPERATOR:
+      if (expression.GetExpressionType() == duckdb::ExpressionType::OPERATOR_IS_NULL) {
+        bound.is_null = true;
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+// Narrows `bound` by what `filter` implies; filters it cannot express (OR,
+// IN, ...) leave it untouched, which only widens the store scan.
+void Narrow(const duckdb::TableFilter& filter, commit::ColumnBound& bound) {
+  if (filter.filter_type != duckdb::TableFilterType::EXPRESSION_FILTER) return;
+  NarrowByExpression(*filter.Cast<duckdb::ExpressionFilter>().expr, bound);
+}
+#else
+// Narrows `bound` by what `filter` implies; filters it cannot express (OR,
+// IN, ...) leave it untouched, which only widens the store scan.
+void Narrow(const duckdb::TableFilter& filter, commit::ColumnBound& bound) {
   switch (filter.filter_type) {
     case duckdb::TableFilterType::CONSTANT_COMPARISON: {
       auto& constant = filter.Cast<duckdb::ConstantFilter>();
-      if (constant.constant.IsNull()) return;
-      auto value = constant.constant.GetValue<int64_t>();
-      switch (constant.comparison_type) {
-        case duckdb::ExpressionType::COMPARE_EQUAL:
-          RaiseLower(bound, value);
-          LowerUpper(bound, value);
-          break;
-        case duckdb::ExpressionType::COMPARE_GREATERTHAN:
-          if (value != kMax) RaiseLower(bound, value + 1);
-          break;
-        case duckdb::ExpressionType::COMPARE_GREATERTHANOREQUALTO:
-          RaiseLower(bound, value);
-          break;
-        case duckdb::ExpressionType::COMPARE_LESSTHAN:
-          if (value != kMin) LowerUpper(bound, value - 1);
-          break;
-        case duckdb::ExpressionType::COMPARE_LESSTHANOREQUALTO:
-          LowerUpper(bound, value);
-          break;
-        default:
-          break;
-      }
+      NarrowByComparison(constant.comparison_type, constant.constant, bound);
       return;
     }
     case duckdb::TableFilterType::IS_NULL:
@@ -106,6 +162,7 @@ void Narrow(const duckdb::TableFilter& filter, commit::ColumnBound& bound) {
       return;
   }
 }
+#endif
 
 duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitScan(
     duckdb::ClientContext& context, duckdb::TableFunctionInitInput& input) {
@@ -129,19 +186,40 @@ duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitScan(
   std::map<size_t, commit::ColumnBound> bounds_by_column;
   std::vector<std::unique_ptr<duckdb::ExpressionExecutor>> filters;
   std::vector<duckdb::unique_ptr<duckdb::Expression>> filter_expressions;
-  if (input.filters) {
-    for (auto& [index, filter] : input.filters->filters) {
-      auto column = column_ids[index];
-      if (column != duckdb::COLUMN_IDENTIFIER_ROW_ID && codecs[column].kind == CellKind::kBigint) {
-        auto& bound = bounds_by_column[column];
-        bound.column = column;
-        Narrow(*filter, bound);
-      }
-      duckdb::BoundReferenceExpression reference(types[index], index);
-      filter_expressions.push_back(filter->ToExpression(reference));
-      filters.push_back(
-          std::make_unique<duckdb::ExpressionExecutor>(context, *filter_expressions.back()));
+  auto apply = [&](duckdb::unique_ptr<duckdb::Expression> expression) {
+    filter_expressions.push_back(std::move(expression));
+    filters.push_back(
+        std::make_unique<duckdb::ExpressionExecutor>(context, *filter_expressions.back()));
+  };
+  // A filter on one column: it may narrow the store scan, and is applied here.
+  auto filter_column = [&](duckdb::idx_t index, const duckdb::TableFilter& filter) {
+    auto column = column_ids[index];
+    if (column != duckdb::COLUMN_IDENTIFIER_ROW_ID && codecs[column].kind == CellKind::kBigint) {
+      auto& bound = bounds_by_column[column];
+      bound.column = column;
+      Narrow(filter, bound);
     }
+    duckdb::BoundReferenceExpression reference(types[index], index);
+    apply(filter.ToExpression(reference));
+  };
+  if (input.filters) {
+#if MORAINE_DUCKDB_MAJOR >= 2
+    for (const auto& entry : *input.filters) filter_column(entry.GetIndex(), entry.Filter());
+    // A filter on several columns (2.0) refers to its i-th column as chunk
+    // column i: point its references at the scanned columns instead.
+    for (const auto& filter : input.filters->GetMultiColumnFilters()) {
+      const auto& on_columns = filter->Cast<duckdb::ExpressionFilter>();
+      auto expression = on_columns.expr->Copy();
+      duckdb::ExpressionIterator::VisitExpressionMutable<duckdb::BoundReferenceExpression>(
+          expression, [&](duckdb::BoundReferenceExpression& reference,
+                          duckdb::unique_ptr<duckdb::Expression>&) {
+            reference.IndexMutable() = on_columns.column_indexes[reference.Index()].GetIndex();
+          });
+      apply(std::move(expression));
+    }
+#else
+    for (auto& [index, filter] : input.filters->filters) filter_column(index, *filter);
+#endif
   }
   commit::ScanRequest request;
   request.handles = false;
@@ -167,7 +245,7 @@ duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitScan(
   current->Initialize(context, types);
   duckdb::idx_t count = 0;
   auto flush = [&]() {
-    current->SetCardinality(count);
+    SetRowCount(*current, count);
     for (auto& executor : filters) {
       if (current->size() == 0) break;
       duckdb::SelectionVector selection(STANDARD_VECTOR_SIZE);
@@ -195,8 +273,7 @@ duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitScan(
       for (size_t i = 0; i < column_ids.size(); i++) {
         auto column = column_ids[i];
         if (column == duckdb::COLUMN_IDENTIFIER_ROW_ID) {
-          duckdb::FlatVector::GetData<int64_t>(current->data[i])[count] =
-              static_cast<int64_t>(handle);
+          WritableData<int64_t>(current->data[i])[count] = static_cast<int64_t>(handle);
         } else {
           WriteCell(row[column], codecs[column], current->data[i], count);
         }
@@ -224,10 +301,17 @@ duckdb::TableFunction MoraineTableEntry::GetScanFunction(
   function.filter_pushdown = true;
   // With filter_prune the scan would have to drop filter-only columns itself.
   function.filter_prune = false;
-  // Without bind info DuckDB sees no base table: UPDATE/DELETE and rowid fail.
+  // Without its table entry DuckDB sees no base table: UPDATE/DELETE and rowid fail.
+#if MORAINE_DUCKDB_MAJOR >= 2
+  function.get_table_entry = [](duckdb::optional_ptr<const duckdb::FunctionData> data)
+      -> duckdb::optional_ptr<duckdb::TableCatalogEntry> {
+    return &data->Cast<ScanBindData>().table;
+  };
+#else
   function.get_bind_info = [](const duckdb::optional_ptr<duckdb::FunctionData> data) {
     return duckdb::BindInfo(data->Cast<ScanBindData>().table);
   };
+#endif
   return function;
 }
 

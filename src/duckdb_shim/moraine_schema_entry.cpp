@@ -13,6 +13,7 @@
 #include "duckdb/parser/parsed_data/create_table_info.hpp"
 #include "duckdb/parser/parsed_data/drop_info.hpp"
 #include "duckdb/planner/parsed_data/bound_create_table_info.hpp"
+#include "duckdb_shim/duckdb_release.h"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
 
@@ -35,9 +36,9 @@ duckdb::LogicalType ParseType(const std::string& type,
 // The TableSpec DuckDB's CREATE TABLE describes.
 commit::TableSpec SpecOf(const duckdb::CreateTableInfo& info) {
   commit::TableSpec spec;
-  spec.name = info.table;
+  spec.name = CreatedTableName(info);
   for (auto& column : info.columns.Logical()) {
-    spec.columns.push_back({column.Name(), column.Type().ToString(), true});
+    spec.columns.push_back({Text(column.Name()), column.Type().ToString(), true});
   }
   for (auto& constraint : info.constraints) {
     if (constraint->type == duckdb::ConstraintType::NOT_NULL) {
@@ -49,9 +50,9 @@ commit::TableSpec SpecOf(const duckdb::CreateTableInfo& info) {
         throw duckdb::NotImplementedException("moraine: UNIQUE constraints are not supported");
       }
       if (unique.HasIndex()) {
-        spec.primary_key.push_back(info.columns.GetColumn(unique.GetIndex()).Name());
+        spec.primary_key.push_back(Text(info.columns.GetColumn(unique.GetIndex()).Name()));
       } else {
-        for (auto& name : unique.GetColumnNames()) spec.primary_key.push_back(name);
+        for (auto& name : unique.GetColumnNames()) spec.primary_key.push_back(Text(name));
       }
     } else {
       throw duckdb::NotImplementedException("moraine: constraint %s is not supported",
@@ -77,7 +78,7 @@ MoraineTableEntry& MoraineSchemaEntry::EntryFor(
     }
   }
   // Parse outside the lock: the parser may look up types in this catalog.
-  duckdb::CreateTableInfo info(*this, spec.name);
+  duckdb::CreateTableInfo info(*this, AsName(spec.name));
   std::vector<ColumnCodec> codecs;
   // A wide table repeats a few types: parse each once.
   std::map<std::string, duckdb::LogicalType> parsed;
@@ -88,7 +89,7 @@ MoraineTableEntry& MoraineSchemaEntry::EntryFor(
     }
     const auto& column_type = known->second;
     codecs.push_back(CodecFor(spec.name, i, column_type));
-    info.columns.AddColumn(duckdb::ColumnDefinition(spec.columns[i].name, column_type));
+    info.columns.AddColumn(duckdb::ColumnDefinition(AsName(spec.columns[i].name), column_type));
   }
   auto entry =
       std::make_unique<MoraineTableEntry>(ParentCatalog(), *this, info, spec, std::move(codecs));
@@ -156,13 +157,14 @@ void MoraineSchemaEntry::DropEntry(duckdb::ClientContext& context, duckdb::DropI
   if (info.type != duckdb::CatalogType::TABLE_ENTRY) {
     throw duckdb::NotImplementedException("moraine: only tables can be dropped");
   }
+  const std::string table = DroppedName(info);
   MoraineTransaction::Get(context, ParentCatalog())
       .WithRows(where_, true, [&](commit::RowTransaction& rows) {
-        if (!rows.FindTable(info.name)) {
+        if (!rows.FindTable(table)) {
           if (info.if_not_found == duckdb::OnEntryNotFound::RETURN_NULL) return;
-          throw duckdb::CatalogException("Table with name \"%s\" does not exist!", info.name);
+          throw duckdb::CatalogException("Table with name \"%s\" does not exist!", table);
         }
-        rows.DropTable(info.name);
+        rows.DropTable(table);
       });
 }
 
@@ -210,7 +212,7 @@ duckdb::SimilarCatalogEntry MoraineSchemaEntry::GetSimilarEntry(
     auto score = duckdb::StringUtil::SimilarityRating(table_name, lookup.GetEntryName());
     if (score > result.score) {
       result.score = score;
-      result.name = table_name;
+      result.name = AsName(table_name);
     }
   }
   return result;

@@ -26,8 +26,15 @@ class MoraineTableEntry : public duckdb::TableCatalogEntry {
   duckdb::TableFunction GetScanFunction(
       duckdb::ClientContext& context, duckdb::unique_ptr<duckdb::FunctionData>& bind_data) override;
   duckdb::TableStorageInfo GetStorageInfo(duckdb::ClientContext& context) override;
+#if MORAINE_DUCKDB_MAJOR >= 2
+  // From DuckDB 2.0 on, a table entry keeps its own columns.
+  const duckdb::ColumnList& GetColumns() const override { return columns_; }
+#endif
 
  private:
+#if MORAINE_DUCKDB_MAJOR >= 2
+  duckdb::ColumnList columns_;
+#endif
   commit::TableSpec spec_;
   std::vector<ColumnCodec> codecs_;
 };

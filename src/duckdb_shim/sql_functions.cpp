@@ -3,8 +3,10 @@
 #include "commit/catalog_version_raise.h"
 #include "commit/store_format.h"
 #include "duckdb/function/table_function.hpp"
+#include "duckdb/main/attached_database.hpp"
 #include "duckdb/main/database_manager.hpp"
 #include "duckdb/main/extension/extension_loader.hpp"
+#include "duckdb_shim/duckdb_release.h"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
 #include "duckdb_shim/tool_values.h"
@@ -29,7 +31,7 @@ struct RunOnceState : public duckdb::GlobalTableFunctionState {
 duckdb::unique_ptr<duckdb::FunctionData> MigrateBind(duckdb::ClientContext&,
                                                      duckdb::TableFunctionBindInput& input,
                                                      duckdb::vector<duckdb::LogicalType>& types,
-                                                     duckdb::vector<duckdb::string>& names) {
+                                                     duckdb::vector<EntryName>& names) {
   if (input.inputs[0].IsNull()) {
     throw duckdb::InvalidInputException("moraine_migrate needs a store path, not NULL");
   }
@@ -58,9 +60,9 @@ void Migrate(duckdb::ClientContext&, duckdb::TableFunctionInput& input, duckdb::
   } catch (const store::Error& error) {
     ThrowAsDuckDB(error);
   }
-  output.SetCardinality(1);
-  output.SetValue(0, 0, duckdb::Value::BIGINT(static_cast<int64_t>(report.from)));
-  output.SetValue(1, 0, duckdb::Value::BIGINT(static_cast<int64_t>(report.to)));
+  SetRowCount(output, 1);
+  SetCell(output, 0, 0, duckdb::Value::BIGINT(static_cast<int64_t>(report.from)));
+  SetCell(output, 1, 0, duckdb::Value::BIGINT(static_cast<int64_t>(report.to)));
 }
 
 struct RaiseBindData : public duckdb::TableFunctionData {
@@ -76,7 +78,7 @@ std::shared_ptr<store::KvStore> StoreOfLake(
     const char* function = "moraine_raise_catalog_version") {
   auto& databases = duckdb::DatabaseManager::Get(context);
   for (const std::string& candidate : {name, "__ducklake_metadata_" + name}) {
-    auto database = databases.GetDatabase(context, candidate);
+    auto database = databases.GetDatabase(context, AsName(candidate));
     if (database && database->GetCatalog().GetCatalogType() == "moraine") {
       return database->GetCatalog().Cast<MoraineCatalog>().store();
     }
@@ -90,7 +92,7 @@ std::shared_ptr<store::KvStore> StoreOfLake(
 duckdb::unique_ptr<duckdb::FunctionData> RaiseBind(duckdb::ClientContext& context,
                                                    duckdb::TableFunctionBindInput& input,
                                                    duckdb::vector<duckdb::LogicalType>& types,
-                                                   duckdb::vector<duckdb::string>& names) {
+                                                   duckdb::vector<EntryName>& names) {
   if (input.inputs[0].IsNull()) {
     throw duckdb::InvalidInputException(
         "moraine_raise_catalog_version needs the name of an attached lake, not NULL");
@@ -121,9 +123,9 @@ void Raise(duckdb::ClientContext&, duckdb::TableFunctionInput& input, duckdb::Da
   } catch (const store::Error& error) {
     ThrowAsDuckDB(error);
   }
-  output.SetCardinality(1);
-  output.SetValue(0, 0, duckdb::Value(raise.from));
-  output.SetValue(1, 0, duckdb::Value(raise.to));
+  SetRowCount(output, 1);
+  SetCell(output, 0, 0, duckdb::Value(raise.from));
+  SetCell(output, 1, 0, duckdb::Value(raise.to));
 }
 
 // --- The store tools (src/tools) as table functions on an attached lake. ---
@@ -151,7 +153,7 @@ template <class Produce>
 duckdb::unique_ptr<duckdb::FunctionData> BindTool(duckdb::ClientContext& context,
                                                   duckdb::TableFunctionBindInput& input,
                                                   duckdb::vector<duckdb::LogicalType>& types,
-                                                  duckdb::vector<duckdb::string>& names,
+                                                  duckdb::vector<EntryName>& names,
                                                   const char* function, Produce&& produce) {
   auto data = duckdb::make_uniq<ToolBindData>();
   auto store =
@@ -163,7 +165,7 @@ duckdb::unique_ptr<duckdb::FunctionData> BindTool(duckdb::ClientContext& context
   }
   for (const auto& column : data->table.columns) {
     types.push_back(ToolColumnType(column.type));
-    names.push_back(column.name);
+    names.push_back(AsName(column.name));
   }
   return data;
 }
@@ -181,16 +183,16 @@ void ScanTool(duckdb::ClientContext&, duckdb::TableFunctionInput& input,
   for (; state.next < table.rows.size() && count < STANDARD_VECTOR_SIZE; ++state.next, ++count) {
     const tools::ToolRow& row = table.rows[state.next];
     for (size_t c = 0; c < row.size(); ++c) {
-      output.SetValue(c, count, ToolCellValue(row[c], table.columns[c].type));
+      SetCell(output, c, count, ToolCellValue(row[c], table.columns[c].type));
     }
   }
-  output.SetCardinality(count);
+  SetRowCount(output, count);
 }
 
 duckdb::unique_ptr<duckdb::FunctionData> LineageBind(duckdb::ClientContext& context,
                                                      duckdb::TableFunctionBindInput& input,
                                                      duckdb::vector<duckdb::LogicalType>& types,
-                                                     duckdb::vector<duckdb::string>& names) {
+                                                     duckdb::vector<EntryName>& names) {
   constexpr const char* kName = "moraine_column_lineage";
   tools::LineageRequest request;
   request.table = Argument(input, 1, kName, "a table name");
@@ -210,7 +212,7 @@ duckdb::unique_ptr<duckdb::FunctionData> LineageBind(duckdb::ClientContext& cont
 duckdb::unique_ptr<duckdb::FunctionData> SchemaBind(duckdb::ClientContext& context,
                                                     duckdb::TableFunctionBindInput& input,
                                                     duckdb::vector<duckdb::LogicalType>& types,
-                                                    duckdb::vector<duckdb::string>& names) {
+                                                    duckdb::vector<EntryName>& names) {
   constexpr const char* kName = "moraine_schema";
   const std::string table = Argument(input, 1, kName, "a table name");
   std::optional<catalog::Id> at;
@@ -225,7 +227,7 @@ duckdb::unique_ptr<duckdb::FunctionData> SchemaBind(duckdb::ClientContext& conte
 duckdb::unique_ptr<duckdb::FunctionData> LogBind(duckdb::ClientContext& context,
                                                  duckdb::TableFunctionBindInput& input,
                                                  duckdb::vector<duckdb::LogicalType>& types,
-                                                 duckdb::vector<duckdb::string>& names) {
+                                                 duckdb::vector<EntryName>& names) {
   return BindTool(context, input, types, names, "moraine_log",
                   [](const store::KvSnapshot& snapshot) { return tools::SnapshotLog(snapshot); });
 }
@@ -233,7 +235,7 @@ duckdb::unique_ptr<duckdb::FunctionData> LogBind(duckdb::ClientContext& context,
 duckdb::unique_ptr<duckdb::FunctionData> VerifyBind(duckdb::ClientContext& context,
                                                     duckdb::TableFunctionBindInput& input,
                                                     duckdb::vector<duckdb::LogicalType>& types,
-                                                    duckdb::vector<duckdb::string>& names) {
+                                                    duckdb::vector<EntryName>& names) {
   return BindTool(context, input, types, names, "moraine_verify",
                   [](const store::KvSnapshot& snapshot) {
                     return tools::ViolationTable(tools::VerifyStore(snapshot));
@@ -243,7 +245,7 @@ duckdb::unique_ptr<duckdb::FunctionData> VerifyBind(duckdb::ClientContext& conte
 duckdb::unique_ptr<duckdb::FunctionData> InspectBind(duckdb::ClientContext& context,
                                                      duckdb::TableFunctionBindInput& input,
                                                      duckdb::vector<duckdb::LogicalType>& types,
-                                                     duckdb::vector<duckdb::string>& names) {
+                                                     duckdb::vector<EntryName>& names) {
   return BindTool(
       context, input, types, names, "moraine_inspect",
       [](const store::KvSnapshot& snapshot) { return tools::TakeCensus(snapshot).census; });
@@ -258,15 +260,15 @@ void RegisterSqlFunctions(duckdb::DatabaseInstance& database) {
   loader.RegisterFunction(migrate);
   duckdb::TableFunction raise("moraine_raise_catalog_version", {duckdb::LogicalType::VARCHAR},
                               Raise, RaiseBind, InitRunOnce);
-  raise.named_parameters["dry_run"] = duckdb::LogicalType::BOOLEAN;
-  raise.named_parameters["confirm"] = duckdb::LogicalType::BOOLEAN;
+  AddNamedParameter(raise, "dry_run", duckdb::Value::BOOLEAN(false));
+  AddNamedParameter(raise, "confirm", duckdb::Value::BOOLEAN(false));
   loader.RegisterFunction(raise);
 
   const auto text = duckdb::LogicalType::VARCHAR;
   loader.RegisterFunction(duckdb::TableFunction("moraine_column_lineage", {text, text, text},
                                                 ScanTool, LineageBind, InitToolScan));
   duckdb::TableFunction schema("moraine_schema", {text, text}, ScanTool, SchemaBind, InitToolScan);
-  schema.named_parameters["at"] = duckdb::LogicalType::BIGINT;
+  AddNamedParameter(schema, "at", duckdb::Value(duckdb::LogicalType::BIGINT));
   loader.RegisterFunction(schema);
   loader.RegisterFunction(
       duckdb::TableFunction("moraine_log", {text}, ScanTool, LogBind, InitToolScan));

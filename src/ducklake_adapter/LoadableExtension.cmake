@@ -14,17 +14,23 @@ set(MORAINE_EXTENSION_REPOSITORY "${CMAKE_BINARY_DIR}/repository")
 set(MORAINE_EXTENSION_REPOSITORY "${MORAINE_EXTENSION_REPOSITORY}" PARENT_SCOPE)
 add_custom_target(moraine_extension_repository ALL)
 
-# moraine_loadable_extension(RELEASE SUFFIX OUTPUT_DIR DUCKLAKE) defines
-#   moraine_extension_shim${SUFFIX}       the shim compiled against RELEASE's headers
+# moraine_loadable_extension(RELEASE SUFFIX OUTPUT_DIR DUCKLAKE WITH_ADAPTER) defines
+#   moraine_extension_shim${SUFFIX}       the shim (and, WITH_ADAPTER, the DuckLake
+#                                         adapter) compiled against RELEASE's headers
 #   moraine_loadable_extension${SUFFIX}   OUTPUT_DIR/moraine.duckdb_extension
 # and puts it, with DUCKLAKE when that file exists at build time, into the
-# repository.
-function(moraine_loadable_extension release suffix output_dir ducklake)
+# repository. A release without the adapter is one no DuckLake build is known
+# for: its extension serves DuckLake's SQL path and TYPE moraine.
+function(moraine_loadable_extension release suffix output_dir ducklake with_adapter)
   # The shim once more, against that release's headers only. An archive, so
   # that --exclude-libs keeps even the inline functions and template
   # instantiations it defines local: the file exports its entry point alone.
   set(shim moraine_extension_shim${suffix})
-  add_library(${shim} STATIC ${MORAINE_DUCKDB_SOURCES})
+  if(with_adapter)
+    add_library(${shim} STATIC ${MORAINE_DUCKDB_SOURCES})
+  else()
+    add_library(${shim} STATIC ${MORAINE_SHIM_SOURCES})
+  endif()
   target_include_directories(${shim} PUBLIC ${CMAKE_SOURCE_DIR}/src)
   target_link_libraries(${shim} PUBLIC duckdb_headers${suffix} moraine_commit moraine_tools
                                 PRIVATE moraine_warnings)
@@ -38,6 +44,9 @@ function(moraine_loadable_extension release suffix output_dir ducklake)
   set(module moraine_loadable_extension${suffix})
   add_library(${module} MODULE extension_entry.cpp)
   target_link_libraries(${module} PRIVATE ${shim} duckdb_static${suffix} moraine_warnings)
+  if(with_adapter)
+    target_compile_definitions(${module} PRIVATE MORAINE_WITH_DUCKLAKE_ADAPTER)
+  endif()
   target_link_options(${module} PRIVATE
     # Nothing left to the loading program: an undefined DuckDB symbol would
     # otherwise bind to whatever engine the host process happens to have.
@@ -77,9 +86,13 @@ function(moraine_loadable_extension release suffix output_dir ducklake)
 endfunction()
 
 moraine_loadable_extension(${DUCKDB_VERSION_DIRECTORY} "" "${CMAKE_BINARY_DIR}"
-                           "${DUCKLAKE_EXTENSION_REAL}")
+                           "${DUCKLAKE_EXTENSION_REAL}" ON)
 foreach(release IN LISTS MORAINE_OTHER_DUCKDB_RELEASES)
   string(REPLACE "." "_" suffix "_${release}")
   moraine_loadable_extension(${release} "${suffix}" "${CMAKE_BINARY_DIR}/${release}"
-                             "${MORAINE_DEPS_DIR}/ducklake-${release}/ducklake.duckdb_extension")
+                             "${MORAINE_DEPS_DIR}/ducklake-${release}/ducklake.duckdb_extension" ON)
+endforeach()
+foreach(release IN LISTS MORAINE_EXTENSION_ONLY_DUCKDB_RELEASES)
+  string(REPLACE "." "_" suffix "_${release}")
+  moraine_loadable_extension(${release} "${suffix}" "${CMAKE_BINARY_DIR}/${release}" "" OFF)
 endforeach()

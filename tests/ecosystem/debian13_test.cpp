@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <string>
 
 #include "ecosystem/lake_session.h"
@@ -27,8 +28,8 @@
 namespace moraine {
 namespace {
 
-// scripts/debian13_root.sh's exit statuses that mean "no root can be made
-// on this machine" rather than a failure.
+// scripts/debian13_root.sh's exit statuses that mean "no root can be made\n// on this machine"
+// rather than a failure.
 constexpr int kNotRoot = 20;
 constexpr int kNoDebootstrap = 21;
 
@@ -85,14 +86,16 @@ class Debian13Root : public ::testing::Test {
   // nothing of the host's (LD_LIBRARY_PATH, PYTHONPATH) reaches it; /proc is
   // mounted in a mount namespace of the command's own, so it goes away with
   // the command whatever way it ends; `timeout` bounds a hang.
-  test::ProcessResult RunInRoot(const std::string& name, const std::string& script) const {
+  // `wheel` is the folder of the stock wheel in the root (debian13_root.sh).
+  test::ProcessResult RunInRoot(const std::string& name, const std::string& script,
+                                const std::string& wheel = "/opt/duckdb-py") const {
     std::ofstream(host_dir_ / (name + ".sql")) << script;
     return test::RunCommand(
         "timeout -k 10 600 unshare --mount --propagation private -- sh -c '"
         "mount -t proc proc \"$0/proc\" && exec chroot \"$0\" /usr/bin/env -i "
-        "PATH=/usr/bin:/bin HOME=/tmp LANG=C.UTF-8 PYTHONPATH=/opt/duckdb-py "
+        "PATH=/usr/bin:/bin HOME=/tmp LANG=C.UTF-8 PYTHONPATH=\"$3\" "
         "python3 \"$1/run_sql.py\" \"$1/$2.sql\"' '" +
-        root_ + "' '" + dir_ + "' '" + name + "' 2>&1 </dev/null");
+        root_ + "' '" + dir_ + "' '" + name + "' '" + wheel + "' 2>&1 </dev/null");
   }
 
   // The lines that start every script: extensions from the fresh folder
@@ -201,6 +204,54 @@ TEST_F(Debian13Root, MoraineErrorsReachPythonTyped) {
   ASSERT_TRUE(std::regex_match(raise.output, match, typed)) << raise.output;
   EXPECT_EQ(match[1].str(), "InvalidInputException") << raise.output;
   EXPECT_NE(raise.output.find("is one way"), std::string::npos) << raise.output;
+}
+
+// Every other supported release's extension loads in that release's stock
+// wheel there, and serves a lake: through its DuckLake where one is built on
+// this machine, as TYPE moraine otherwise (OTHER_RELEASES, from CMake:
+// "<release>|<extension>|<DuckLake or empty>,...").
+TEST_F(Debian13Root, EveryOtherReleasesExtensionServesALakeInItsStockWheel) {
+  std::stringstream releases(OTHER_RELEASES);
+  std::string entry;
+  int checked = 0;
+  while (std::getline(releases, entry, ',')) {
+    const auto bar = entry.find('|'), second_bar = entry.find('|', bar + 1);
+    const std::string release = entry.substr(0, bar);
+    const std::string extension = entry.substr(bar + 1, second_bar - bar - 1);
+    const std::string ducklake = entry.substr(second_bar + 1);
+    SCOPED_TRACE(release);
+    // DuckDB derives the entry point from the file's name: each release's
+    // extension keeps its name, in a folder of its own.
+    std::filesystem::create_directories(host_dir_ / release);
+    std::filesystem::copy_file(extension, host_dir_ / release / "moraine.duckdb_extension");
+    std::string script =
+        "SET extension_directory = '" + dir_ + "/extensions-" + release +
+        "';\nSET autoinstall_known_extensions = false;\nLOAD '" + dir_ + "/" + release +
+        "/moraine.duckdb_extension';\nSELECT library_version FROM pragma_version();\n";
+    std::string expected = "library_version\n" + release + "\n";
+    if (std::filesystem::exists(ducklake)) {
+      std::filesystem::copy_file(ducklake, host_dir_ / release / "ducklake.duckdb_extension");
+      const std::string lake = dir_ + "/lake-" + release;
+      std::filesystem::create_directories(OnHost(lake + "/files"));
+      script += "LOAD '" + dir_ + "/" + release + "/ducklake.duckdb_extension';\n" +
+                "ATTACH 'ducklake:moraine:" + lake + "/lake.moraine' AS lake (DATA_PATH '" + lake +
+                "/files/');\nCREATE TABLE lake.t (a INTEGER);\n"
+                "INSERT INTO lake.t SELECT * FROM range(1, 101);\n"
+                "SELECT sum(a) AS total FROM lake.t;\n";
+      expected += "total\n5050\n";
+    } else {
+      script += "ATTACH '" + dir_ + "/store-" + release +
+                "' AS c (TYPE moraine);\n"
+                "SELECT count(*) AS tables FROM duckdb_tables() WHERE database_name = 'c';\n"
+                "SELECT count(*) AS snapshots FROM moraine_log('c');\n";
+      expected += "tables\n0\nsnapshots\n0\n";
+    }
+    auto run = RunInRoot("release-" + release, script, "/opt/duckdb-py-" + release);
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_EQ(run.output, expected);
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
 }
 
 }  // namespace
