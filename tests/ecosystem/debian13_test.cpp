@@ -248,7 +248,12 @@ TEST_F(Debian13Root, EveryOtherReleasesExtensionServesALakeInItsStockWheel) {
     }
     auto run = RunInRoot("release-" + release, script, "/opt/duckdb-py-" + release);
     EXPECT_EQ(run.exit_code, 0) << run.output;
-    EXPECT_EQ(run.output, expected);
+    // The rows end the output; before them moraine may say on stderr what of
+    // its native manager this DuckLake build leaves off.
+    EXPECT_TRUE(
+        run.output.size() >= expected.size() &&
+        run.output.compare(run.output.size() - expected.size(), expected.size(), expected) == 0)
+        << run.output;
     ++checked;
   }
   EXPECT_GT(checked, 0);
