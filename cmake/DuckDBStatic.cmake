@@ -17,14 +17,14 @@ function(moraine_duckdb_static suffix source_dir static_dir source_id)
   else()
     set(major 1)  # the pinned release, v1.5.5
   endif()
-  set(required "${source_dir}/src/include/duckdb.hpp" "${library}")
+  set(required_files "${source_dir}/src/include/duckdb.hpp" "${library}")
   # Up to 1.5 the engine calls a loader of the extensions linked with it;
   # from 2.0 on a program registers them itself, and an extension has none.
   if(major LESS 2)
     set(loader_source "${source_dir}/extension/loader/dummy_static_extension_loader.cpp")
-    list(APPEND required "${loader_source}")
+    list(APPEND required_files "${loader_source}")
   endif()
-  foreach(required IN LISTS required)
+  foreach(required IN LISTS required_files)
     if(NOT EXISTS "${required}")
       message(FATAL_ERROR "${required} is missing: run scripts/setup.sh (or make build)")
     endif()

@@ -5,9 +5,9 @@
 //
 // DuckDB 2.0 names catalog entries with duckdb::Identifier (a string that
 // compares case-insensitively and converts to and from std::string only
-// explicitly) where 1.5 used std::string; Name and Text convert at the edge.
-// DataChunk's cardinality setter was renamed, and its SetValue deprecated in
-// favour of the vector's.
+// explicitly) where 1.5 used std::string; AsName and Text convert at the edge.
+// DataChunk's cardinality setter was renamed (and its SetValue deprecated:
+// the shim sets cells through the chunk's vectors in every release).
 //
 // Thread-safety: stateless functions.
 #pragma once
@@ -129,12 +129,6 @@ inline void SetRowCount(duckdb::DataChunk& chunk, duckdb::idx_t rows) {
 #else
   chunk.SetCardinality(rows);
 #endif
-}
-
-// Sets one cell; the chunk's row count is set apart (SetRowCount).
-inline void SetCell(duckdb::DataChunk& chunk, duckdb::idx_t column, duckdb::idx_t row,
-                    const duckdb::Value& value) {
-  chunk.data[column].SetValue(row, value);
 }
 
 // Declares a parameter `function` takes by name, of the type of `absent`, the

@@ -46,8 +46,8 @@ DefaultSchema MoraineCatalog::GetDefaultSchema() const {
     rows->Rollback();
     return DefaultSchema(AsName(name));
   } catch (const store::Error&) {
-    return DefaultSchema(
-        AsName(DEFAULT_SCHEMA));  // an unreadable store fails loudly on first use instead
+    // An unreadable store fails loudly on first use instead.
+    return DefaultSchema(AsName(DEFAULT_SCHEMA));
   }
 }
 

@@ -45,7 +45,7 @@ class DmlOperator : public duckdb::PhysicalOperator {
  protected:
   duckdb::SourceResultType GetDataInternal(duckdb::ExecutionContext&, duckdb::DataChunk& chunk,
                                            duckdb::OperatorSourceInput&) const override {
-    SetCell(chunk, 0, 0, duckdb::Value::BIGINT(sink_state->Cast<CountSinkState>().count));
+    chunk.data[0].SetValue(0, duckdb::Value::BIGINT(sink_state->Cast<CountSinkState>().count));
     SetRowCount(chunk, 1);
     return duckdb::SourceResultType::FINISHED;
   }

@@ -1,7 +1,6 @@
 #include "duckdb_shim/moraine_table_entry.h"
 
 #include "duckdb/parser/parsed_data/create_table_info.hpp"
-
 #include "duckdb/storage/table_storage_info.hpp"
 
 namespace moraine::duckdb_shim {

@@ -61,8 +61,8 @@ void Migrate(duckdb::ClientContext&, duckdb::TableFunctionInput& input, duckdb::
     ThrowAsDuckDB(error);
   }
   SetRowCount(output, 1);
-  SetCell(output, 0, 0, duckdb::Value::BIGINT(static_cast<int64_t>(report.from)));
-  SetCell(output, 1, 0, duckdb::Value::BIGINT(static_cast<int64_t>(report.to)));
+  output.data[0].SetValue(0, duckdb::Value::BIGINT(static_cast<int64_t>(report.from)));
+  output.data[1].SetValue(0, duckdb::Value::BIGINT(static_cast<int64_t>(report.to)));
 }
 
 struct RaiseBindData : public duckdb::TableFunctionData {
@@ -124,8 +124,8 @@ void Raise(duckdb::ClientContext&, duckdb::TableFunctionInput& input, duckdb::Da
     ThrowAsDuckDB(error);
   }
   SetRowCount(output, 1);
-  SetCell(output, 0, 0, duckdb::Value(raise.from));
-  SetCell(output, 1, 0, duckdb::Value(raise.to));
+  output.data[0].SetValue(0, duckdb::Value(raise.from));
+  output.data[1].SetValue(0, duckdb::Value(raise.to));
 }
 
 // --- The store tools (src/tools) as table functions on an attached lake. ---
@@ -183,7 +183,7 @@ void ScanTool(duckdb::ClientContext&, duckdb::TableFunctionInput& input,
   for (; state.next < table.rows.size() && count < STANDARD_VECTOR_SIZE; ++state.next, ++count) {
     const tools::ToolRow& row = table.rows[state.next];
     for (size_t c = 0; c < row.size(); ++c) {
-      SetCell(output, c, count, ToolCellValue(row[c], table.columns[c].type));
+      output.data[c].SetValue(count, ToolCellValue(row[c], table.columns[c].type));
     }
   }
   SetRowCount(output, count);

@@ -81,6 +81,7 @@ class ExtensionOnlyRelease : public ::testing::Test {
         "SELECT count(*) AS violations FROM moraine_verify('c');\n"
         "SELECT count(*) AS snapshots FROM moraine_log('c');\n"
         "SELECT count(*) AS columns_at_2 FROM moraine_schema('c', 't', at => 2);\n"
+        "SELECT count(*) AS columns_now FROM moraine_schema('c', 't');\n"
         "CREATE SECRET lake_etcd (TYPE moraine_etcd, ENDPOINTS '127.0.0.1:2379', "
         "USER 'writer', PASSWORD 'hidden-pw');\n"
         "SELECT name, type, provider, secret_string LIKE '%hidden-pw%' AS shown, "
