@@ -40,7 +40,7 @@
 
 #include "commit/catalog.h"
 #include "store/kv_store.h"
-#include "store/rocksdb_store.h"
+#include "store/rocksdb/rocksdb_store.h"
 
 namespace moraine::bench {
 namespace {

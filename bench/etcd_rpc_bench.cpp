@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "store/etcd_client.h"
-#include "store/etcd_location.h"
+#include "store/etcd/etcd_client.h"
+#include "store/etcd/etcd_location.h"
 #include "support/etcd_cluster.h"
 
 namespace {

@@ -1,6 +1,6 @@
 #include "cli/repair_command.h"
 
-#include "store/rocksdb_store.h"
+#include "store/rocksdb/rocksdb_store.h"
 
 namespace moraine::cli {
 

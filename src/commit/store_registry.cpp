@@ -5,8 +5,8 @@
 
 #include "commit/catalog_caching_store.h"
 #include "store/error.h"
-#include "store/etcd_location.h"
-#include "store/memory_env.h"
+#include "store/etcd/etcd_location.h"
+#include "store/rocksdb/memory_env.h"
 
 namespace moraine::commit {
 namespace {

@@ -12,7 +12,7 @@
 #include "duckdb/parser/parsed_data/attach_info.hpp"
 #include "duckdb/planner/extension_callback.hpp"
 #include "duckdb/storage/storage_extension.hpp"
-#include "store/etcd_location.h"
+#include "store/etcd/etcd_location.h"
 
 namespace moraine::duckdb_shim {
 namespace {

@@ -8,7 +8,7 @@
 #include "duckdb/main/secret/secret.hpp"
 #include "duckdb/main/secret/secret_manager.hpp"
 #include "duckdb_shim/duckdb_release.h"
-#include "store/etcd_location.h"
+#include "store/etcd/etcd_location.h"
 
 namespace moraine::duckdb_shim {
 namespace {

@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "store/etcd_security.h"
+#include "store/etcd/etcd_security.h"
 
 namespace duckdb {
 class ClientContext;

@@ -1,8 +1,8 @@
 #include "store/kv_store.h"
 
-#include "store/etcd_location.h"
-#include "store/etcd_store.h"
-#include "store/rocksdb_store.h"
+#include "store/etcd/etcd_location.h"
+#include "store/etcd/etcd_store.h"
+#include "store/rocksdb/rocksdb_store.h"
 
 namespace moraine::store {
 

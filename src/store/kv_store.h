@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "store/etcd_security.h"
+#include "store/etcd/etcd_security.h"
 #include "store/key_range.h"
 #include "store/write_batch.h"
 
@@ -123,7 +123,7 @@ struct KvOptions {
   bool create_if_missing = true;
   // Sync the write-ahead log on every write, so a returned commit survives a crash.
   bool sync = true;
-  // An etcd location's TLS material and user (store/etcd_security.h); none
+  // An etcd location's TLS material and user (store/etcd/etcd_security.h); none
   // given: the MORAINE_ETCD_* environment. Other locations ignore it.
   std::optional<EtcdSecurity> etcd_security = std::nullopt;
 };

@@ -6,8 +6,8 @@
 #include <system_error>
 
 #include "store/error.h"
-#include "store/etcd_location.h"
-#include "store/memory_env.h"
+#include "store/etcd/etcd_location.h"
+#include "store/rocksdb/memory_env.h"
 
 namespace moraine::store {
 namespace {

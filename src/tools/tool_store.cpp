@@ -4,8 +4,8 @@
 
 #include "commit/store_records.h"
 #include "store/error.h"
-#include "store/etcd_location.h"
-#include "store/memory_env.h"
+#include "store/etcd/etcd_location.h"
+#include "store/rocksdb/memory_env.h"
 
 namespace moraine::tools {
 

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "distributed/etcd_store_fixture.h"
-#include "store/etcd_commit_intent.h"
+#include "store/etcd/etcd_commit_intent.h"
 #include "store/key.h"
 
 namespace moraine::store {

@@ -12,7 +12,7 @@
 
 #include "distributed/etcd_store_fixture.h"
 #include "store/error.h"
-#include "store/etcd_store.h"
+#include "store/etcd/etcd_store.h"
 #include "store/key.h"
 
 namespace moraine::test {

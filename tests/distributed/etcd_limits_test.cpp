@@ -14,8 +14,8 @@
 #include <cstdio>
 #include <string>
 
-#include "store/etcd_limit_error.h"
-#include "store/etcd_store.h"
+#include "store/etcd/etcd_limit_error.h"
+#include "store/etcd/etcd_store.h"
 #include "support/ducklake_session.h"
 #include "support/etcd_cluster.h"
 #include "support/temp_dir.h"

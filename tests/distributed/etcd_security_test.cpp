@@ -15,8 +15,8 @@
 #include <thread>
 
 #include "store/error.h"
-#include "store/etcd_security.h"
-#include "store/etcd_store.h"
+#include "store/etcd/etcd_security.h"
+#include "store/etcd/etcd_store.h"
 #include "store/key.h"
 #include "store/kv_store.h"
 #include "store/write_batch.h"

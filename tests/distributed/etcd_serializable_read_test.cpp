@@ -1,15 +1,15 @@
 // Snapshot reads are serializable (served by the member itself, see
-// store/etcd_snapshot.h): exact at their revision on every member, and a
+// store/etcd/etcd_snapshot.h): exact at their revision on every member, and a
 // member that has not applied the revision yet makes the read go
 // linearizable instead of failing or answering from an older state.
 #include <gtest/gtest.h>
 
 #include "distributed/etcd_store_fixture.h"
 #include "store/error.h"
-#include "store/etcd_client.h"
-#include "store/etcd_keyspace.h"
-#include "store/etcd_location.h"
-#include "store/etcd_snapshot.h"
+#include "store/etcd/etcd_client.h"
+#include "store/etcd/etcd_keyspace.h"
+#include "store/etcd/etcd_location.h"
+#include "store/etcd/etcd_snapshot.h"
 #include "store/key.h"
 
 namespace moraine::store {

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "store/etcd_store.h"
+#include "store/etcd/etcd_store.h"
 #include "store/kv_store.h"
 #include "support/etcd_cluster.h"
 

@@ -13,7 +13,7 @@
 
 #include "distributed/etcd_store_fixture.h"
 #include "store/error.h"
-#include "store/etcd_limit_error.h"
+#include "store/etcd/etcd_limit_error.h"
 #include "store/key.h"
 #include "store/records.pb.h"
 #include "store/value_frame.h"

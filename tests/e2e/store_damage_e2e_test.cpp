@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "store/rocksdb_store.h"
+#include "store/rocksdb/rocksdb_store.h"
 #include "support/directory_fingerprint.h"
 #include "support/ducklake_session.h"
 #include "support/moraine_lake_test.h"

@@ -1,4 +1,4 @@
-// Group commit on RocksDB (store/wal_group_sync.h): writes land unsynced and
+// Group commit on RocksDB (store/rocksdb/wal_group_sync.h): writes land unsynced and
 // are synced together outside the write lock. What must hold:
 //   - a batch that landed is seen by the next commit at once, and durable
 //     for every commit once a later one's sync returns;

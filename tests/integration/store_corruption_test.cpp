@@ -10,7 +10,7 @@
 #include "store/error.h"
 #include "store/key.h"
 #include "store/records.pb.h"
-#include "store/rocksdb_store.h"
+#include "store/rocksdb/rocksdb_store.h"
 #include "store/value_frame.h"
 #include "support/temp_dir.h"
 

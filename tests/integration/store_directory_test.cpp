@@ -1,5 +1,5 @@
 // The classification that decides whether a location may become a store.
-#include "store/store_directory.h"
+#include "store/rocksdb/store_directory.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "store/error.h"
-#include "store/rocksdb_store.h"
+#include "store/rocksdb/rocksdb_store.h"
 #include "support/temp_dir.h"
 
 namespace moraine::store {

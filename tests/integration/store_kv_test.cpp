@@ -17,7 +17,7 @@
 
 #include "store/error.h"
 #include "store/kv_store.h"
-#include "store/rocksdb_info_log.h"
+#include "store/rocksdb/rocksdb_info_log.h"
 #include "store/write_batch.h"
 #include "support/kv_store_contract.h"
 #include "support/temp_dir.h"

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "store/error.h"
-#include "store/etcd_location.h"
+#include "store/etcd/etcd_location.h"
 #include "tools/store_verifier.h"
 #include "tools/tool_store.h"
 

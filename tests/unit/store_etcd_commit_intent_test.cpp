@@ -1,6 +1,6 @@
 // EtcdCommitIntent: when a handle holds its commit back for another's claim
 // on the lake's next commit, and for how long.
-#include "store/etcd_commit_intent.h"
+#include "store/etcd/etcd_commit_intent.h"
 
 #include <gtest/gtest.h>
 

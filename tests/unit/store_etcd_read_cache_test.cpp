@@ -2,7 +2,7 @@
 // cluster, for changes fed as a watch would feed them (no cluster here; the
 // cache is memory only, and the distributed tier runs it against etcd).
 
-#include "store/etcd_read_cache.h"
+#include "store/etcd/etcd_read_cache.h"
 
 #include <gtest/gtest.h>
 

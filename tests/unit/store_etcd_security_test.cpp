@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "store/error.h"
-#include "store/etcd_security.h"
-#include "store/etcd_status.h"
+#include "store/etcd/etcd_security.h"
+#include "store/etcd/etcd_status.h"
 
 namespace moraine::store {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "sample_records.h"
 #include "store/key_kind.h"
-#include "store/rocksdb_store.h"
+#include "store/rocksdb/rocksdb_store.h"
 #include "store/value_frame.h"
 
 namespace moraine::fuzz {

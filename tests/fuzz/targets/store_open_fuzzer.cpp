@@ -11,7 +11,7 @@
 // MORAINE_FUZZ_VERBOSE=1 prints each open's outcome, for characterizing a
 // reproducer. (Its first finding, a log record of a recyclable type that made
 // RocksDB's secondary spin forever, is refused by the store itself now:
-// store/log_record_check.h.)
+// store/rocksdb/log_record_check.h.)
 
 #include <cstddef>
 #include <cstdint>
@@ -29,7 +29,7 @@
 #include "store/key.h"
 #include "store/kv_store.h"
 #include "store/record_types.h"
-#include "store/rocksdb_store.h"
+#include "store/rocksdb/rocksdb_store.h"
 #include "store/value_frame.h"
 #include "store_fixture.h"
 #include "util/temp_dir.h"

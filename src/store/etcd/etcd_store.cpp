@@ -1,0 +1,323 @@
+#include "store/etcd/etcd_store.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "store/error.h"
+#include "store/etcd/etcd_change_watch.h"
+#include "store/etcd/etcd_client.h"
+#include "store/etcd/etcd_commit_intent.h"
+#include "store/etcd/etcd_commit_lanes.h"
+#include "store/etcd/etcd_limit_error.h"
+#include "store/etcd/etcd_limits.h"
+#include "store/etcd/etcd_location.h"
+#include "store/etcd/etcd_read_cache.h"
+#include "store/etcd/etcd_snapshot.h"
+#include "store/etcd/etcd_status.h"
+
+namespace moraine::store {
+namespace {
+
+using etcdserverpb::Compare;
+using etcdserverpb::TxnRequest;
+using etcdserverpb::TxnResponse;
+
+// The batch with only the last operation per key, in batch order of those
+// last operations (etcd refuses a Txn naming one key twice).
+std::vector<const WriteBatch::Op*> Collapse(const WriteBatch& batch) {
+  std::unordered_map<std::string_view, size_t> last;
+  last.reserve(batch.size());
+  for (size_t i = 0; i < batch.ops().size(); ++i) last[batch.ops()[i].key] = i;
+  std::vector<const WriteBatch::Op*> ops;
+  ops.reserve(last.size());
+  for (size_t i = 0; i < batch.ops().size(); ++i) {
+    if (last[batch.ops()[i].key] == i) ops.push_back(&batch.ops()[i]);
+  }
+  return ops;
+}
+
+// version == 0 holds for an absent key (etcd compares a missing key as a
+// zero KeyValue), and for no present one.
+void CompareAbsent(Compare* compare, const std::string& key) {
+  compare->set_key(key);
+  compare->set_target(Compare::VERSION);
+  compare->set_result(Compare::EQUAL);
+  compare->set_version(0);
+}
+
+// A value compare fails on an absent key, as it should.
+void CompareValue(Compare* compare, const std::string& key, const std::string& value) {
+  compare->set_key(key);
+  compare->set_target(Compare::VALUE);
+  compare->set_result(Compare::EQUAL);
+  compare->set_value(value);
+}
+
+void CompareOptional(Compare* compare, const std::string& key,
+                     const std::optional<std::string>& value) {
+  if (value) {
+    CompareValue(compare, key, *value);
+  } else {
+    CompareAbsent(compare, key);
+  }
+}
+
+void AddPut(google::protobuf::RepeatedPtrField<etcdserverpb::RequestOp>* ops,
+            const std::string& key, const std::string& value) {
+  auto* put = ops->Add()->mutable_request_put();
+  put->set_key(key);
+  put->set_value(value);
+}
+
+// The lane's value as the failure branch's Range read it.
+std::optional<std::string> LaneValue(const TxnResponse& response) {
+  if (response.responses_size() == 0) return std::nullopt;
+  const auto& range = response.responses(0).response_range();
+  if (range.kvs_size() == 0) return std::nullopt;
+  return range.kvs(0).value();
+}
+
+}  // namespace
+
+std::unique_ptr<EtcdStore> EtcdStore::Open(const KvOptions& options,
+                                           const EtcdStoreOptions& etcd_options) {
+  const EtcdLocation location = EtcdLocation::Parse(options.location);
+  const EtcdSecurity security = options.etcd_security.value_or(EtcdSecurity::FromEnvironment());
+  security.Check(location.tls, options.location);
+  auto client = std::make_shared<EtcdClient>(location, options.location, etcd_options, security);
+  EtcdKeyspace keyspace(location.prefix);
+  etcdserverpb::RangeRequest probe;
+  probe.set_key(keyspace.data_prefix);
+  probe.set_range_end(PrefixSuccessor(keyspace.data_prefix));
+  probe.set_limit(1);
+  probe.set_keys_only(true);
+  const auto found = client->Range(probe);
+  const bool exists = found.kvs_size() > 0;
+  if (!exists && (options.read_only || !options.create_if_missing)) {
+    throw NotFoundError("no moraine store at " + options.location + ": the etcd cluster holds no " +
+                        "keys under the prefix '" + location.prefix + "'");
+  }
+  // A reader never commits: only a writer needs to know (and meet) the limits.
+  EtcdLimits limits;
+  if (!options.read_only) {
+    RequireWritePermission(*client, keyspace.token_prefix);
+    limits = ProbeEtcdLimits(*client, keyspace.token_prefix);
+    RequireUsableEtcdLimits(limits, options.location);
+  }
+  return std::unique_ptr<EtcdStore>(new EtcdStore(options, etcd_options, std::move(client),
+                                                  std::move(keyspace), limits,
+                                                  found.header().revision()));
+}
+
+EtcdStore::EtcdStore(KvOptions options, EtcdStoreOptions etcd_options,
+                     std::shared_ptr<EtcdClient> client, EtcdKeyspace keyspace, EtcdLimits limits,
+                     int64_t open_revision)
+    : options_(std::move(options)),
+      etcd_options_(etcd_options),
+      client_(std::move(client)),
+      keyspace_(std::move(keyspace)),
+      limits_(limits),
+      lanes_(std::make_unique<EtcdCommitLanes>(keyspace_.token_prefix)) {
+  if (etcd_options_.read_cache_bytes > 0) {
+    read_cache_ = std::make_shared<EtcdReadCache>(etcd_options_.read_cache_bytes);
+    if (!options_.read_only) intent_ = std::make_shared<EtcdCommitIntent>(lanes_->handle_prefix());
+    watch_ = std::make_unique<EtcdChangeWatch>(client_, keyspace_.WatchBegin(),
+                                               keyspace_.WatchEnd(), open_revision, read_cache_,
+                                               keyspace_.commit_intent, intent_);
+  }
+}
+
+EtcdStore::~EtcdStore() {
+  watch_.reset();
+  // Best effort: a handle's tokens mean nothing once it is gone. If the
+  // cluster is away, they stay behind, a few bytes each.
+  if (!lanes_->used()) return;
+  etcdserverpb::DeleteRangeRequest request;
+  request.set_key(lanes_->handle_prefix());
+  request.set_range_end(PrefixSuccessor(lanes_->handle_prefix()));
+  client_->DeleteRangeOnce(request, std::chrono::milliseconds(1000));
+}
+
+std::unique_ptr<KvSnapshot> EtcdStore::GetSnapshot() {
+  // The snapshot a retry begins with: a handle that keeps losing claims the
+  // attempt it is about to make before it reads (etcd_commit_intent.h).
+  if (intent_) ClaimIfStarving();
+  // A linearizable read of the commit marker: its header holds the
+  // cluster's current revision, its mod revision the lake's newest commit
+  // (absent in a lake no commit of this version has written yet).
+  etcdserverpb::RangeRequest request;
+  request.set_key(keyspace_.commit_marker);
+  request.set_keys_only(true);
+  const auto response = client_->Range(request);
+  std::optional<int64_t> last_change;
+  if (response.kvs_size() > 0) last_change = response.kvs(0).mod_revision();
+  return std::make_unique<EtcdSnapshot>(client_, keyspace_, response.header().revision(),
+                                        etcd_options_.scan_page_size, read_cache_, last_change,
+                                        etcd_options_.read_cache_wait);
+}
+
+EtcdStore::ReadCacheCounts EtcdStore::read_cache_counts() const {
+  if (!read_cache_) return {};
+  const auto counts = read_cache_->counts();
+  return {counts.hits, counts.misses};
+}
+
+EtcdRpcCounts EtcdStore::rpc_counts() const { return client_->rpc_counts(); }
+
+void EtcdStore::Write(const WriteBatch& batch) { Commit(nullptr, batch); }
+
+bool EtcdStore::WriteIfHeadUnchanged(std::string_view head_key,
+                                     const std::optional<std::string>& expected_head_value,
+                                     const WriteBatch& batch) {
+  if (intent_) {
+    if (auto stale = intent_->WaitForOthers()) RemoveClaim(*stale);
+  }
+  const HeadGuard head{head_key, expected_head_value};
+  const bool landed = Commit(&head, batch);
+  if (intent_) AfterHeadCommit(landed);
+  return landed;
+}
+
+bool EtcdStore::HeldBackByAnotherWriter() const { return intent_ && intent_->OthersHold(); }
+
+void EtcdStore::AfterHeadCommit(bool landed) {
+  std::lock_guard lock(claim_mutex_);
+  lost_in_a_row_ = landed ? 0 : lost_in_a_row_ + 1;
+  // A claim covers one attempt: released on landing, and on losing too, so
+  // that nobody waits while DuckLake backs off before the next attempt.
+  if (claim_) RemoveClaim(*claim_);
+  claim_.reset();
+}
+
+void EtcdStore::ClaimIfStarving() {
+  std::lock_guard lock(claim_mutex_);
+  if (lost_in_a_row_ < EtcdCommitIntent::kClaimAfterLosses || claim_) return;
+  claim_ = intent_->ClaimValue(std::chrono::system_clock::now() + EtcdCommitIntent::kClaimFor);
+  PutClaim(*claim_);
+}
+
+void EtcdStore::PutClaim(const std::string& value) {
+  TxnRequest request;
+  AddPut(request.mutable_success(), keyspace_.commit_intent, value);
+  TxnResponse response;
+  client_->TxnOnce(request, &response);  // a claim that fails to land only orders nothing
+}
+
+void EtcdStore::RemoveClaim(const std::string& value) {
+  TxnRequest request;
+  CompareValue(request.add_compare(), keyspace_.commit_intent, value);
+  request.add_success()->mutable_request_delete_range()->set_key(keyspace_.commit_intent);
+  TxnResponse response;
+  client_->TxnOnce(request, &response);  // one left behind ends at its deadline
+}
+
+bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {
+  if (options_.read_only) {
+    throw ReadOnlyError("the store at " + options_.location + " is open read-only");
+  }
+  const auto ops = Collapse(batch);
+  EtcdLaneHold lane(*lanes_);
+  const auto deadline = client_->OperationDeadline();
+  EtcdRpcStatus last;
+  for (int attempt = 0;; ++attempt) {
+    if (attempt > 0 && EtcdClient::Clock::now() >= deadline) client_->ThrowUnreachable(last);
+    const std::string token = lanes_->NewToken();
+    TxnRequest request;
+    if (head) {
+      CompareOptional(request.add_compare(), keyspace_.Data(head->key), head->expected);
+    }
+    CompareOptional(request.add_compare(), lane->key, lane->token);
+    for (const auto* op : ops) {
+      if (op->type == WriteBatch::OpType::kPut) {
+        AddPut(request.mutable_success(), keyspace_.Data(op->key), op->value);
+      } else {
+        request.add_success()->mutable_request_delete_range()->set_key(keyspace_.Data(op->key));
+      }
+    }
+    AddPut(request.mutable_success(), lane->key, token);
+    AddPut(request.mutable_success(), keyspace_.commit_marker, "");
+    // On a failed compare: which one failed? The lane's value tells.
+    request.add_failure()->mutable_request_range()->set_key(lane->key);
+    RequireWithinLimits(request);
+
+    TxnResponse response;
+    last = client_->TxnOnce(request, &response);
+    switch (ClassifyEtcdStatus(last)) {
+      case EtcdStatusKind::kOk: {
+        if (response.succeeded()) {
+          lane->token = token;
+          return true;
+        }
+        auto observed = LaneValue(response);
+        if (observed != lane->token) {
+          // A stale attempt of ours (or a fence) landed late: not a conflict.
+          lane->token = std::move(observed);
+          continue;
+        }
+        if (head) return false;
+        continue;
+      }
+      case EtcdStatusKind::kTransient:
+        unknown_outcomes_.fetch_add(1, std::memory_order_relaxed);
+        if (Settle(*lane, token, deadline)) {
+          settled_committed_.fetch_add(1, std::memory_order_relaxed);
+          return true;
+        }
+        EtcdClient::Backoff(attempt);
+        continue;
+      // A member with lower limits than the one probed at open.
+      case EtcdStatusKind::kTooManyOps:
+        throw EtcdLimitError(TooManyOpsMessage(options_.location, request.success_size()));
+      case EtcdStatusKind::kRequestTooLarge:
+        throw EtcdLimitError(RequestTooLargeMessage(
+            options_.location, request.ByteSizeLong() + kEtcdRaftEnvelopeBytes));
+      case EtcdStatusKind::kNoSpace:
+        throw IoError("the etcd cluster at " + options_.location +
+                      " is out of space (its --quota-backend-bytes): compact and defragment "
+                      "it, or raise the quota, then disarm the NOSPACE alarm");
+      default:
+        throw IoError("the etcd cluster at " + options_.location +
+                      " refused a commit: " + DescribeEtcdStatus(last));
+    }
+  }
+}
+
+void EtcdStore::RequireWithinLimits(const etcdserverpb::TxnRequest& request) const {
+  // etcd counts the largest of the compares and the two branches.
+  const auto ops = static_cast<uint64_t>(
+      std::max({request.compare_size(), request.success_size(), request.failure_size()}));
+  if (limits_.max_txn_ops && ops > *limits_.max_txn_ops) {
+    throw EtcdLimitError(TooManyOpsMessage(options_.location, ops));
+  }
+  const uint64_t bytes = request.ByteSizeLong() + kEtcdRaftEnvelopeBytes;
+  if (limits_.max_request_bytes && bytes > *limits_.max_request_bytes) {
+    throw EtcdLimitError(RequestTooLargeMessage(options_.location, bytes));
+  }
+}
+
+bool EtcdStore::Settle(EtcdCommitLane& lane, const std::string& token,
+                       EtcdClient::Clock::time_point deadline) {
+  EtcdRpcStatus last;
+  for (int attempt = 0;; ++attempt) {
+    if (attempt > 0 && EtcdClient::Clock::now() >= deadline) client_->ThrowUnreachable(last);
+    EtcdClient::Backoff(attempt);
+    // If the token is there, the attempt committed; if not, a fence takes the
+    // lane, and the attempt's compare (lane == previous token) can never pass.
+    const std::string fence = lanes_->NewToken();
+    TxnRequest request;
+    CompareValue(request.add_compare(), lane.key, token);
+    AddPut(request.mutable_failure(), lane.key, fence);
+    TxnResponse response;
+    last = client_->TxnOnce(request, &response);
+    const auto kind = ClassifyEtcdStatus(last);
+    if (kind == EtcdStatusKind::kTransient) continue;
+    if (kind != EtcdStatusKind::kOk) {
+      throw IoError("the etcd cluster at " + options_.location +
+                    " refused to settle a commit: " + DescribeEtcdStatus(last));
+    }
+    lane.token = response.succeeded() ? token : fence;
+    return response.succeeded();
+  }
+}
+
+}  // namespace moraine::store

@@ -1,0 +1,162 @@
+#pragma once
+
+// The distributed KvStore backend: a lake in an etcd v3 cluster, at
+// "etcd://host:port[,host:port...]/<prefix>" (see etcd_location.h for the
+// form, etcd_keyspace.h for where keys live).
+//
+// - A snapshot is a cluster revision, read once by GetSnapshot() (one
+//   linearizable read of the lake's commit marker, which also gives the
+//   revision of the lake's newest commit); its Gets and Scans are answered
+//   by the handle's read cache when it can prove the answer
+//   (etcd_read_cache.h, kept true by a watch on the lake: etcd_change_watch.h),
+//   and are Range RPCs at that revision otherwise (scans in large pages).
+// - A commit (Write, WriteIfHeadUnchanged) is exactly one Txn: the batch,
+//   collapsed to the last operation per key (etcd refuses a key twice in one
+//   Txn), plus this commit's token (etcd_commit_lanes.h) and a put of the
+//   commit marker. WriteIfHeadUnchanged
+//   guards the head key's value, or its absence (version == 0), with a compare
+//   and returns false, writing nothing, when it fails. A commit is never split
+//   across transactions: one the cluster's limits refuse fails whole with
+//   EtcdLimitError naming --max-txn-ops or --max-request-bytes, before it is
+//   sent. A writable handle learns those limits when it opens
+//   (etcd_limits.h), and refuses to open on a cluster whose limits are below
+//   what moraine needs for any commit.
+// - An RPC that fails with an unknown outcome (member gone, leader lost,
+//   timeout) is settled by reading back the commit's token, never by guessing,
+//   then retried on the next member until EtcdStoreOptions::operation_timeout.
+//   Only when that runs out does a commit throw IoError, and then, as with any
+//   remote store, it may or may not have been applied.
+//
+// Any number of handles, in any number of processes and hosts, may write one
+// lake at once: the head compare is the conflict anchor, so there is no
+// StoreLockedError. A handle whose head commits keep losing claims its next
+// attempt (etcd_commit_intent.h): two more Txns for it, and a wait of at most
+// EtcdCommitIntent::kMaxWait for the others' head commits. A read-only handle refuses writes with
+// ReadOnlyError.
+//
+// Thread-safe: one handle may be used by many threads at once (commits in
+// flight at once use separate tokens), and so may a snapshot; an iterator
+// belongs to one thread.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "store/etcd/etcd_keyspace.h"
+#include "store/etcd/etcd_limits.h"
+#include "store/etcd/etcd_rpc_counts.h"
+#include "store/etcd/etcd_store_options.h"
+#include "store/kv_store.h"
+
+namespace etcdserverpb {
+class TxnRequest;
+}
+
+namespace moraine::store {
+
+class EtcdChangeWatch;
+class EtcdClient;
+class EtcdCommitIntent;
+class EtcdCommitLanes;
+class EtcdReadCache;
+struct EtcdCommitLane;
+
+class EtcdStore final : public KvStore {
+ public:
+  // Connects and looks for the lake. Throws InvalidArgumentError for a
+  // malformed location, IoError if no member answers within the operation
+  // timeout, NotFoundError if the prefix holds no keys and the options do not
+  // allow creating (read-only, or create_if_missing false), EtcdLimitError
+  // (writable handles) if the cluster's limits are too small for moraine. A
+  // new lake is just an empty prefix: its first commit creates it.
+  static std::unique_ptr<EtcdStore> Open(const KvOptions& options,
+                                         const EtcdStoreOptions& etcd_options = {});
+  ~EtcdStore() override;
+
+  std::unique_ptr<KvSnapshot> GetSnapshot() override;
+  void Write(const WriteBatch& batch) override;
+  bool WriteIfHeadUnchanged(std::string_view head_key,
+                            const std::optional<std::string>& expected_head_value,
+                            const WriteBatch& batch) override;
+  bool read_only() const override { return options_.read_only; }
+  bool OneWritingProcess() const override { return false; }
+  const std::string& location() const override { return options_.location; }
+
+  // Commit RPCs of this handle whose outcome was unknown and had to be
+  // settled through their token, and how many of those had committed (for
+  // tests and monitoring).
+  struct SettleCounts {
+    uint64_t unknown = 0;
+    uint64_t committed = 0;
+  };
+  // The cluster's limits as learned at open (unknown, never checked, on a
+  // read-only handle).
+  const EtcdLimits& limits() const { return limits_; }
+
+  // The RPCs this handle has sent.
+  EtcdRpcCounts rpc_counts() const;
+  // Snapshot reads its read cache answered, and those it sent on (0, 0
+  // without a cache).
+  struct ReadCacheCounts {
+    uint64_t hits = 0;
+    uint64_t misses = 0;
+  };
+  ReadCacheCounts read_cache_counts() const;
+
+  // Whether this handle's head commits are held back now by another
+  // writer's claim on the next commit (etcd_commit_intent.h).
+  bool HeldBackByAnotherWriter() const;
+
+  SettleCounts settle_counts() const {
+    return {unknown_outcomes_.load(std::memory_order_relaxed),
+            settled_committed_.load(std::memory_order_relaxed)};
+  }
+
+ private:
+  struct HeadGuard {
+    std::string_view key;
+    const std::optional<std::string>& expected;
+  };
+
+  EtcdStore(KvOptions options, EtcdStoreOptions etcd_options, std::shared_ptr<EtcdClient> client,
+            EtcdKeyspace keyspace, EtcdLimits limits, int64_t open_revision);
+  // Fairness (etcd_commit_intent.h): after a head commit, counts a lost race
+  // or clears the count, and releases this handle's claim; before a
+  // snapshot, claims the attempt it begins if this handle keeps losing.
+  void AfterHeadCommit(bool landed);
+  void ClaimIfStarving();
+  // Best effort, one Txn each: put this handle's claim; delete the claim
+  // `value` if the key still holds it.
+  void PutClaim(const std::string& value);
+  void RemoveClaim(const std::string& value);
+  // Throws EtcdLimitError if `request` exceeds limits_.
+  void RequireWithinLimits(const etcdserverpb::TxnRequest& request) const;
+  // The one commit path; `head` null for a plain Write.
+  bool Commit(const HeadGuard* head, const WriteBatch& batch);
+  // After an RPC with unknown outcome: true if `token` committed; otherwise
+  // fences the lane so the attempt can never commit later, and returns false.
+  // Gives up with IoError at `deadline` (the commit's).
+  bool Settle(EtcdCommitLane& lane, const std::string& token,
+              std::chrono::steady_clock::time_point deadline);
+
+  KvOptions options_;
+  EtcdStoreOptions etcd_options_;
+  std::shared_ptr<EtcdClient> client_;
+  EtcdKeyspace keyspace_;
+  EtcdLimits limits_;
+  std::unique_ptr<EtcdCommitLanes> lanes_;
+  std::shared_ptr<EtcdReadCache> read_cache_;  // null when disabled
+  std::shared_ptr<EtcdCommitIntent> intent_;   // null without a watch, or read-only
+  std::unique_ptr<EtcdChangeWatch> watch_;     // feeds read_cache_ and intent_
+  std::mutex claim_mutex_;
+  int lost_in_a_row_ = 0;             // head commits, under claim_mutex_
+  std::optional<std::string> claim_;  // this handle's claim, as put
+  std::atomic<uint64_t> unknown_outcomes_{0};
+  std::atomic<uint64_t> settled_committed_{0};
+};
+
+}  // namespace moraine::store
