@@ -38,7 +38,7 @@
 #include <string>
 #include <vector>
 
-#include "commit/catalog.h"
+#include "commit/verbs/catalog.h"
 #include "store/kv_store.h"
 #include "store/rocksdb/rocksdb_store.h"
 

@@ -1,6 +1,6 @@
 // Where a CatalogState is read from: the records the one row mapping stores
 // each ducklake_* row as (catalog/row_mapping.h), by DuckLake table name.
-// Implemented over a RowTransaction (the verb path, commit/catalog_state_rows.h)
+// Implemented over a RowTransaction (the verb path, commit/verbs/catalog_state_rows.h)
 // and over a read-only store snapshot (the tools, catalog/state_loader.h).
 //
 // Thread-safety: as the store view behind it; callers serialize.

@@ -1,6 +1,6 @@
 #include "cli/migrate_command.h"
 
-#include "commit/store_format.h"
+#include "commit/migrations/store_format.h"
 
 namespace moraine::cli {
 

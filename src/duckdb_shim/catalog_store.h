@@ -11,7 +11,7 @@
 #include <mutex>
 
 #include "catalog/catalog_version.h"
-#include "commit/catalog_caching_store.h"
+#include "commit/lake/catalog_caching_store.h"
 #include "store/kv_store.h"
 
 namespace moraine::duckdb_shim {

@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
 #include "duckdb/common/types.hpp"
 
 namespace duckdb {

@@ -17,7 +17,7 @@
 #include <mutex>
 #include <optional>
 
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
 #include "duckdb/main/client_context.hpp"
 #include "duckdb/main/client_context_state.hpp"
 

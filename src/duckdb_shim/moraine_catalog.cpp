@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "commit/catalog_version_raise.h"
-#include "commit/store_format.h"
+#include "commit/migrations/catalog_version_raise.h"
+#include "commit/migrations/store_format.h"
 #include "store/nested_catalog_location.h"
 
 #include "duckdb/catalog/entry_lookup_info.hpp"

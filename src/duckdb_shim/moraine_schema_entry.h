@@ -9,7 +9,7 @@
 #include <mutex>
 #include <vector>
 
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
 #include "duckdb/catalog/catalog_entry/schema_catalog_entry.hpp"
 #include "duckdb_shim/catalog_store.h"
 #include "duckdb_shim/moraine_table_entry.h"

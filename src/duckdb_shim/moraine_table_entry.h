@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
 #include "duckdb/catalog/catalog_entry/table_catalog_entry.hpp"
 #include "duckdb_shim/column_codec.h"
 

@@ -15,7 +15,7 @@
 #include <mutex>
 #include <vector>
 
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
 #include "duckdb/catalog/catalog_transaction.hpp"
 #include "duckdb/transaction/transaction.hpp"
 #include "duckdb_shim/catalog_store.h"

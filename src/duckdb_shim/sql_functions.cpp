@@ -1,7 +1,7 @@
 #include "duckdb_shim/sql_functions.h"
 
-#include "commit/catalog_version_raise.h"
-#include "commit/store_format.h"
+#include "commit/migrations/catalog_version_raise.h"
+#include "commit/migrations/store_format.h"
 #include "duckdb/function/table_function.hpp"
 #include "duckdb/main/attached_database.hpp"
 #include "duckdb/main/database_manager.hpp"

@@ -8,10 +8,10 @@ class DatabaseInstance;
 namespace moraine::duckdb_shim {
 
 // moraine_migrate(<store path>) -> (from_format, to_format): upgrades a store
-// written in an older format in place (see commit/store_format.h).
+// written in an older format in place (see commit/migrations/store_format.h).
 // moraine_raise_catalog_version(<attached lake>, dry_run => BOOLEAN,
 // confirm => BOOLEAN) -> (from_version, to_version): raises the DuckLake
-// catalog version a store serves (see commit/catalog_version_raise.h).
+// catalog version a store serves (see commit/migrations/catalog_version_raise.h).
 // The store tools (src/tools) on an attached lake, read-only:
 //   moraine_column_lineage(<lake>, <table>, <column or dotted nested path>)
 //   moraine_schema(<lake>, <table>, at => BIGINT), moraine_log(<lake>),

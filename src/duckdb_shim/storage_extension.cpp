@@ -3,9 +3,9 @@
 #include <memory>
 #include <string>
 
-#include "commit/catalog_version_raise.h"
-#include "commit/store_format.h"
-#include "commit/store_registry.h"
+#include "commit/lake/store_registry.h"
+#include "commit/migrations/catalog_version_raise.h"
+#include "commit/migrations/store_format.h"
 #include "duckdb/common/exception.hpp"
 #include "duckdb/main/attached_database.hpp"
 #include "duckdb/main/config.hpp"

@@ -24,7 +24,7 @@
 #include <optional>
 #include <string>
 
-#include "commit/lake_catalog.h"
+#include "commit/lake/lake_catalog.h"
 #include "duckdb/main/client_context.hpp"
 #include "duckdb/main/query_result.hpp"
 

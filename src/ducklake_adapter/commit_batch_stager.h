@@ -33,7 +33,7 @@
 #include <optional>
 #include <string>
 
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
 #include "duckdb/common/enums/on_create_conflict.hpp"
 #include "duckdb/main/query_result.hpp"
 #include "duckdb_shim/catalog_store.h"

@@ -4,7 +4,7 @@
 // snapshot's counters with the changes_made of every snapshot after its own
 // (joined by ','), then the stats of every table joined with their column
 // stats, ordered by table. This builds the same result set, column for
-// column, from the reads of commit/row_transaction.h, so DuckLake's own parser
+// column, from the reads of commit/rows/row_transaction.h, so DuckLake's own parser
 // reads it.
 //
 // The result is a DuckDB object of moraine's engine copy handed to DuckLake's
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
 #include "duckdb/main/client_context.hpp"
 #include "duckdb/main/query_result.hpp"
 

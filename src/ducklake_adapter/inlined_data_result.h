@@ -1,7 +1,7 @@
 // DuckLake's read of a table's inlined rows (DuckLakeMetadataManager::
 // ReadInlinedData: the rows of ducklake_inlined_data_<table>_<version> live
 // at a snapshot, projected, in row id order), answered from the store's row
-// batches (commit/inlined_row_batch.h) instead of by SQL over a row per key.
+// batches (commit/rows/inlined_row_batch.h) instead of by SQL over a row per key.
 // Only the batches that began by the snapshot are read, only the projected
 // columns' cells are decoded, and plain cells decode with one copy each
 // (duckdb_shim/column_codec.h): a scan costs about what a DuckDB table's does.
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
 #include "duckdb/main/client_context.hpp"
 #include "duckdb/main/query_result.hpp"
 

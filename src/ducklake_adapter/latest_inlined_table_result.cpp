@@ -3,7 +3,7 @@
 #include <charconv>
 #include <vector>
 
-#include "commit/table_rows.h"
+#include "commit/rows/table_rows.h"
 #include "ducklake_adapter/result_rows.h"
 
 namespace moraine::ducklake_adapter {

@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
 #include "duckdb/main/client_context.hpp"
 #include "duckdb/main/query_result.hpp"
 

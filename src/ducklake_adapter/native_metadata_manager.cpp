@@ -10,8 +10,8 @@
 #include <optional>
 #include <vector>
 
-#include "commit/lake_catalog.h"
-#include "commit/table_rows.h"
+#include "commit/lake/lake_catalog.h"
+#include "commit/rows/table_rows.h"
 #include "duckdb/catalog/catalog_search_path.hpp"
 #include "duckdb/common/exception.hpp"
 #include "duckdb/common/string_util.hpp"

@@ -24,7 +24,7 @@
 //   - GetGlobalTableStats(snapshot, table): the table's stats rows, read by
 //     key in the same moraine transaction;
 //   - GetCatalogForSnapshot(snapshot): schemas, tables, columns, views,
-//     partitions and sorts live at the snapshot (commit/lake_catalog.h); a
+//     partitions and sorts live at the snapshot (commit/lake/lake_catalog.h); a
 //     catalog with macros stays DuckLake's SQL;
 //   - GetNextColumnId(table): the largest column id of the table's keys + 1;
 //   - ReadInlinedData(snapshot, table, columns): a table's inlined rows live
@@ -76,7 +76,7 @@ class NativeMetadataManager {
     uint64_t native_catalog_reads = 0;
     // Scans of a table's inlined rows (ReadInlinedData) served from the store.
     uint64_t native_inlined_reads = 0;
-    // How the catalog reads at the head were served (commit/head_catalog_cache.h).
+    // How the catalog reads at the head were served (commit/lake/head_catalog_cache.h).
     uint64_t catalog_cache_hits = 0;
     uint64_t catalog_cache_rereads = 0;
     uint64_t catalog_full_reads = 0;
@@ -91,7 +91,7 @@ class NativeMetadataManager {
     uint64_t staged_batch_statements = 0;       // commit batch statements staged without SQL
     uint64_t sql_batch_statements = 0;          // commit batch statements left to DuckDB
     // Whether a commit that lost its race to commits on other tables is
-    // rebased onto the new head (commit/snapshot_rebase.h), why not, and how
+    // rebased onto the new head (commit/rows/snapshot_rebase.h), why not, and how
     // many were.
     bool rebase = false;
     std::string rebase_reason;

@@ -7,7 +7,7 @@
 //
 // Thread-safety, for every backend: a KvStore may be used by any number of
 // threads at once (one handle is shared by every attach of a location in a
-// process, store_registry.h); a KvSnapshot's reads may run on several
+// process, commit/lake/store_registry.h); a KvSnapshot's reads may run on several
 // threads at once; a KvIterator belongs to one thread.
 
 #include <memory>

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "commit/store_records.h"
+#include "commit/lake/store_records.h"
 #include "store/error.h"
 #include "store/etcd/etcd_location.h"
 #include "store/rocksdb/memory_env.h"

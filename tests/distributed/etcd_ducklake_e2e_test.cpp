@@ -7,8 +7,8 @@
 
 #include <cstdio>
 
-#include "commit/catalog_caching_store.h"
-#include "commit/store_registry.h"
+#include "commit/lake/catalog_caching_store.h"
+#include "commit/lake/store_registry.h"
 #include "distributed/etcd_store_fixture.h"
 #include "support/ducklake_session.h"
 #include "support/temp_dir.h"

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "catalog/column_def.h"
-#include "commit/catalog.h"
-#include "commit/store_format.h"
+#include "commit/migrations/store_format.h"
+#include "commit/verbs/catalog.h"
 #include "support/run_process.h"
 #include "support/store_format_record.h"
 #include "support/temp_dir.h"

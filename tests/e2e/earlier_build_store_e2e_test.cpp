@@ -14,8 +14,8 @@
 #include <iterator>
 #include <string>
 
-#include "commit/store_format.h"
-#include "commit/store_records.h"
+#include "commit/lake/store_records.h"
+#include "commit/migrations/store_format.h"
 #include "support/ducklake_session.h"
 #include "support/store_verify.h"
 #include "support/temp_dir.h"

@@ -202,7 +202,7 @@ Rows LostRace(const std::string& options, const std::vector<std::string>& mine,
 
 // How a lost race is settled.
 enum class Settled {
-  // Moved onto the new head as it lands (commit/snapshot_rebase.h): only a
+  // Moved onto the new head as it lands (commit/rows/snapshot_rebase.h): only a
   // commit that lost to commits of inlined data of other tables. DuckLake
   // sees no lost race and re-checks nothing.
   kRebased,

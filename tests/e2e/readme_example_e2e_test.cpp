@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "commit/catalog.h"
+#include "commit/verbs/catalog.h"
 #include "support/ducklake_session.h"
 #include "support/temp_dir.h"
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "catalog/row_mapping.h"
-#include "commit/row_transaction.h"
-#include "commit/store_format.h"
-#include "commit/store_records.h"
+#include "commit/lake/store_records.h"
+#include "commit/migrations/store_format.h"
+#include "commit/rows/row_transaction.h"
 #include "store/key_range.h"
 #include "support/catalog_dump.h"
 #include "support/ducklake_session.h"

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "catalog/column_def.h"
-#include "commit/catalog.h"
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
+#include "commit/verbs/catalog.h"
 #include "store/kv_store.h"
 #include "support/ducklake_session.h"
 #include "support/temp_dir.h"

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "catalog/column_def.h"
-#include "commit/catalog.h"
+#include "commit/verbs/catalog.h"
 #include "store/kv_store.h"
 #include "support/ducklake_session.h"
 #include "support/normalized_catalog.h"

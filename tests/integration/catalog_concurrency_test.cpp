@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "commit/catalog.h"
+#include "commit/verbs/catalog.h"
 #include "store/error.h"
 #include "support/temp_dir.h"
 

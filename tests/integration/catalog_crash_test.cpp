@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "commit/catalog.h"
+#include "commit/verbs/catalog.h"
 #include "store/error.h"
 #include "support/temp_dir.h"
 

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "catalog/catalog_version.h"
-#include "commit/catalog.h"
-#include "commit/catalog_version_raise.h"
-#include "commit/row_transaction.h"
-#include "commit/store_records.h"
+#include "commit/lake/store_records.h"
+#include "commit/migrations/catalog_version_raise.h"
+#include "commit/rows/row_transaction.h"
+#include "commit/verbs/catalog.h"
 #include "store/error.h"
 #include "store/key.h"
 #include "support/temp_dir.h"

@@ -4,7 +4,7 @@
 // values.
 #include <gtest/gtest.h>
 
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
 #include "support/staged_rows.h"
 #include "support/temp_dir.h"
 

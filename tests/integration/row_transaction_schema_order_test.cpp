@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "catalog/ducklake_tables.h"
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
 #include "store/error.h"
 #include "support/staged_rows.h"
 #include "support/temp_dir.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
 #include "store/error.h"
 #include "store/key_range.h"
 #include "support/staged_rows.h"

@@ -1,14 +1,14 @@
 // The staged-row path on a real RocksDB store: DuckLake-shaped rows in, the
 // same rows out, one batch per commit, lost races as conflicts.
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "catalog/ducklake_tables.h"
-#include "commit/catalog.h"
-#include "commit/catalog_caching_store.h"
+#include "commit/lake/catalog_caching_store.h"
+#include "commit/verbs/catalog.h"
 #include "store/error.h"
 #include "store/key.h"
 #include "store/key_range.h"
@@ -162,7 +162,7 @@ TEST_F(RowTransactionTest, AnotherWritersCommitMakesTheLaterOneAConflictAndWrite
   EXPECT_EQ(Rows(*Begin(), "ducklake_snapshot").size(), 2u);
 }
 
-// Through the handle a process shares (commit/catalog_caching_store.h), a
+// Through the handle a process shares (commit/lake/catalog_caching_store.h), a
 // transaction whose head another transaction of the process has already
 // committed on learns it at its next write, before it stages a batch that
 // could never land; one of another process's head learns it at its commit.
@@ -326,7 +326,7 @@ TEST_F(RowTransactionTest, InlinedTablesKeepOpaqueCellsAndVanishWhenDropped) {
   EXPECT_EQ(KeysIn(*store_, store::Subspace::kInlineData, store::Kind::kInlinedRowBatch), 0u);
 }
 
-// A snapshot's inlined rows of a table are one record (commit/inlined_row_batch.h):
+// A snapshot's inlined rows of a table are one record (commit/rows/inlined_row_batch.h):
 // ending rows rewrites it, removing its last row deletes it, and a scan of
 // the batches at a snapshot sees only those that began by then.
 TEST_F(RowTransactionTest, OneSnapshotsInlinedRowsShareOneBatch) {

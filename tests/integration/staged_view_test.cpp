@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "commit/staged_view.h"
+#include "commit/rows/staged_view.h"
 #include "store/key.h"
 #include "store/key_range.h"
 #include "store/kv_store.h"

@@ -1,14 +1,14 @@
 // The store format axis: sys/format gates which stores a build opens, and an
 // explicit migrate upgrades an older store in place without losing a row.
-#include "commit/store_format.h"
+#include "commit/migrations/store_format.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "catalog/row_mapping.h"
-#include "commit/catalog.h"
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
+#include "commit/verbs/catalog.h"
 #include "store/error.h"
 #include "store/key.h"
 #include "store/key_range.h"

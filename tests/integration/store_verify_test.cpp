@@ -9,7 +9,7 @@
 #include <string>
 
 #include "catalog/records.h"
-#include "commit/catalog.h"
+#include "commit/verbs/catalog.h"
 #include "store/error.h"
 #include "store/key.h"
 #include "store/records.pb.h"

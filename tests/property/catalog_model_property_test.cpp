@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "commit/catalog.h"
+#include "commit/verbs/catalog.h"
 #include "store/error.h"
 
 namespace moraine {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "catalog/row_mapping.h"
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
 #include "store/kv_store.h"
 
 namespace moraine::test {

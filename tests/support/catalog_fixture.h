@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "commit/catalog.h"
+#include "commit/verbs/catalog.h"
 #include "store/key.h"
 #include "store/key_range.h"
 

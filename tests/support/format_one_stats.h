@@ -12,7 +12,7 @@
 
 #include "catalog/catalog_version.h"
 #include "catalog/row_mapping.h"
-#include "commit/stats_repack.h"
+#include "commit/migrations/stats_repack.h"
 #include "store/key.h"
 #include "store/key_range.h"
 #include "store/kv_store.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "commit/store_format.h"
+#include "commit/migrations/store_format.h"
 #include "store/kv_store.h"
 #include "support/ducklake_session.h"
 #include "support/temp_dir.h"

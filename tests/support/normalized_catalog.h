@@ -14,7 +14,7 @@
 
 #include "catalog/ducklake_tables.h"
 #include "catalog/row_mapping.h"
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
 #include "store/kv_store.h"
 
 namespace moraine::test {

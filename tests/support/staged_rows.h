@@ -11,7 +11,7 @@
 
 #include "catalog/ducklake_tables.h"
 #include "catalog/row.h"
-#include "commit/row_transaction.h"
+#include "commit/rows/row_transaction.h"
 
 namespace moraine::test {
 

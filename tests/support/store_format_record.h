@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "commit/store_records.h"
+#include "commit/lake/store_records.h"
 #include "store/kv_store.h"
 #include "store/records.pb.h"
 #include "store/value_frame.h"

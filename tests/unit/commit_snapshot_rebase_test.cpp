@@ -1,6 +1,6 @@
-// snapshot_rebase.h: which commits that lost their race may be moved onto
+// commit/rows/snapshot_rebase.h: which commits that lost their race may be moved onto
 // the head that beat them, and how their rows move.
-#include "commit/snapshot_rebase.h"
+#include "commit/rows/snapshot_rebase.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// The row batch of an inlined data table (commit/inlined_row_batch.h): rows
+// The row batch of an inlined data table (commit/rows/inlined_row_batch.h): rows
 // round-trip cell for cell, NULLs and ended rows included; removed rows leave
 // no trace; a value that is no batch of the table is a typed error.
-#include "commit/inlined_row_batch.h"
+#include "commit/rows/inlined_row_batch.h"
 
 #include <gtest/gtest.h>
 

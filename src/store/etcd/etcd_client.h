@@ -32,13 +32,13 @@
 #include <string_view>
 #include <vector>
 
-#include "store/etcd/rpc.pb.h"
 #include "store/etcd/etcd_grpc_channel.h"
 #include "store/etcd/etcd_location.h"
 #include "store/etcd/etcd_rpc_counts.h"
 #include "store/etcd/etcd_rpc_status.h"
 #include "store/etcd/etcd_security.h"
 #include "store/etcd/etcd_store_options.h"
+#include "store/etcd/rpc.pb.h"
 
 namespace moraine::store {
 

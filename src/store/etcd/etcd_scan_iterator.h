@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "store/etcd/rpc.pb.h"
 #include "store/etcd/etcd_keyspace.h"
+#include "store/etcd/rpc.pb.h"
 #include "store/kv_store.h"
 
 namespace moraine::store {

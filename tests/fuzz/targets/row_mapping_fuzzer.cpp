@@ -3,7 +3,7 @@
 // (the calls the staged-row scan makes: UnframeValue, then ReadRecord or
 // ReadEntry per entry; for a record per row, ReadPayload on its wire form,
 // which must agree with the parsed record), and the inlined-table codec
-// (commit/inlined_tables.h) for inlined data rows, inlined deletes and
+// (commit/rows/inlined_tables.h) for inlined data rows, inlined deletes and
 // inlined table shapes.
 //
 // Input: a selector byte (which table), then a record payload, which the
@@ -25,7 +25,7 @@
 #include "catalog/catalog_version.h"
 #include "catalog/ducklake_tables.h"
 #include "catalog/row_mapping.h"
-#include "commit/inlined_tables.h"
+#include "commit/rows/inlined_tables.h"
 #include "fuzz_contract.h"
 #include "quiet_protobuf.h"
 #include "sealed_frame.h"

@@ -1,0 +1,190 @@
+#include "commit/rows/inlined_row_batch.h"
+
+#include <algorithm>
+
+#include "store/error.h"
+#include "store/key_kind.h"
+#include "store/payload_fields.h"
+#include "store/records.pb.h"
+#include "store/value_frame.h"
+
+namespace moraine::commit::inlined {
+
+using store::FieldRead;
+using WireFormat = store::PayloadWireFormat;
+using Input = google::protobuf::io::CodedInputStream;
+
+namespace {
+
+constexpr store::Kind kKind = store::Kind::kInlinedRowBatch;
+// The fields of InlinedRowBatchRecord.
+constexpr int kRowIds = 1, kEnds = 2, kColumns = 3;
+
+[[noreturn]] void ThrowCorrupt(const std::string& why) {
+  throw store::CorruptionError("an inlined row batch " + why);
+}
+
+// Appends a repeated int64 field's values, packed or not, as the parser accepts both.
+FieldRead ReadInt64s(WireFormat::WireType wire_type, Input& input, std::vector<int64_t>& out) {
+  uint64_t value = 0;
+  if (wire_type == WireFormat::WIRETYPE_VARINT) {
+    if (!input.ReadVarint64(&value)) return FieldRead::kFailed;
+    out.push_back(static_cast<int64_t>(value));
+    return FieldRead::kRead;
+  }
+  if (wire_type != WireFormat::WIRETYPE_LENGTH_DELIMITED) return FieldRead::kSkip;
+  uint32_t length = 0;
+  if (!input.ReadVarint32(&length)) return FieldRead::kFailed;
+  out.reserve(out.size() +
+              std::min<size_t>(length, input.BytesUntilLimit()));  // a value per byte at most
+  const auto limit = input.PushLimit(static_cast<int>(length));
+  while (input.BytesUntilLimit() > 0) {
+    if (!input.ReadVarint64(&value)) return FieldRead::kFailed;
+    out.push_back(static_cast<int64_t>(value));
+  }
+  input.PopLimit(limit);
+  return FieldRead::kRead;
+}
+
+// The next bytes field's value as a view into the buffer `input` reads.
+FieldRead ReadBytesView(Input& input, std::vector<std::string_view>& out) {
+  uint32_t length = 0;
+  if (!input.ReadVarint32(&length)) return FieldRead::kFailed;
+  const void* data = nullptr;
+  int available = 0;
+  if (length > 0 && (!input.GetDirectBufferPointer(&data, &available) ||
+                     static_cast<uint32_t>(available) < length)) {
+    return FieldRead::kFailed;
+  }
+  out.emplace_back(static_cast<const char*>(data), length);
+  return input.Skip(static_cast<int>(length)) ? FieldRead::kRead : FieldRead::kFailed;
+}
+
+void AppendVarint(std::string& out, uint64_t value) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<char>(value | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<char>(value));
+}
+
+}  // namespace
+
+InlinedRowBatchView::InlinedRowBatchView(std::string_view value, size_t user_columns) {
+  const bool parsed = store::ForEachPayloadField(
+      store::UnframePayload(kKind, value), [&](int number, auto wire_type, Input& input) {
+        if (number == kRowIds) return ReadInt64s(wire_type, input, row_ids_);
+        if (number == kEnds) return ReadInt64s(wire_type, input, ends_);
+        if (number == kColumns && wire_type == WireFormat::WIRETYPE_LENGTH_DELIMITED) {
+          return ReadBytesView(input, columns_);
+        }
+        return FieldRead::kSkip;
+      });
+  if (!parsed)
+    store::ThrowUnparsablePayload(kKind, store::v1::InlinedRowBatchRecord().GetTypeName());
+  if (!ends_.empty() && ends_.size() != row_ids_.size()) {
+    ThrowCorrupt("has " + std::to_string(row_ids_.size()) + " rows and " +
+                 std::to_string(ends_.size()) + " end snapshots");
+  }
+  if (std::any_of(ends_.begin(), ends_.end(), [](int64_t end) { return end < 0; })) {
+    ThrowCorrupt("has an end snapshot past the largest BIGINT");
+  }
+  if (columns_.size() != user_columns) {
+    ThrowCorrupt("has " + std::to_string(columns_.size()) + " columns where its table has " +
+                 std::to_string(user_columns));
+  }
+}
+
+std::optional<std::string_view> InlinedRowBatchView::Cells::Next() {
+  uint64_t header = 0;
+  int shift = 0;
+  size_t used = 0;
+  for (;; ++used) {
+    if (used == rest_.size() || shift > 63) ThrowCorrupt("column ends before its last row");
+    const auto byte = static_cast<uint8_t>(rest_[used]);
+    header |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    shift += 7;
+    if (!(byte & 0x80)) break;
+  }
+  rest_.remove_prefix(used + 1);
+  if (header == 0) return std::nullopt;
+  const uint64_t length = header - 1;
+  if (length > rest_.size()) ThrowCorrupt("cell runs past its column");
+  const std::string_view cell = rest_.substr(0, length);
+  rest_.remove_prefix(length);
+  return cell;
+}
+
+bool InlinedRowBatchView::CellsComplete() const {
+  try {
+    for (size_t column = 0; column < columns_.size(); ++column) {
+      Cells cells = ColumnCells(column);
+      for (size_t row = 0; row < size(); ++row) cells.Next();
+      if (!cells.rest_.empty()) return false;
+    }
+  } catch (const store::CorruptionError&) {
+    return false;
+  }
+  return true;
+}
+
+InlinedRowBatch InlinedRowBatch::Decode(std::string_view value, size_t user_columns) {
+  const InlinedRowBatchView view(value, user_columns);
+  InlinedRowBatch batch(user_columns);
+  batch.rows_.resize(view.size());
+  for (size_t row = 0; row < view.size(); ++row) {
+    batch.rows_[row].row_id = view.row_id(row);
+    batch.rows_[row].end_snapshot = view.end_snapshot(row);
+    batch.rows_[row].cells.reserve(user_columns);
+    if (!batch.index_.emplace(view.row_id(row), row).second) {
+      ThrowCorrupt("holds row " + std::to_string(view.row_id(row)) + " twice");
+    }
+  }
+  for (size_t column = 0; column < user_columns; ++column) {
+    auto cells = view.ColumnCells(column);
+    for (auto& row : batch.rows_) {
+      const auto cell = cells.Next();
+      row.cells.push_back(cell ? std::optional<std::string>(*cell) : std::nullopt);
+    }
+  }
+  return batch;
+}
+
+std::optional<size_t> InlinedRowBatch::Find(int64_t row_id) const {
+  const auto found = index_.find(row_id);
+  if (found == index_.end()) return std::nullopt;
+  return found->second;
+}
+
+void InlinedRowBatch::Append(Row row) {
+  index_.emplace(row.row_id, rows_.size());
+  rows_.push_back(std::move(row));
+}
+
+void InlinedRowBatch::Remove(size_t index) {
+  rows_[index].removed = true;
+  index_.erase(rows_[index].row_id);
+}
+
+std::string InlinedRowBatch::Encode() const {
+  store::v1::InlinedRowBatchRecord record;
+  bool ended = false;
+  for (const auto& row : rows_) ended |= !row.removed && row.end_snapshot.has_value();
+  std::vector<std::string> columns(user_columns_);
+  for (const auto& row : rows_) {
+    if (row.removed) continue;
+    record.add_row_ids(row.row_id);
+    if (ended) {
+      record.add_end_snapshots(row.end_snapshot ? static_cast<uint64_t>(*row.end_snapshot) + 1 : 0);
+    }
+    for (size_t column = 0; column < user_columns_; ++column) {
+      const auto& cell = row.cells[column];
+      AppendVarint(columns[column], cell ? cell->size() + 1 : 0);
+      if (cell) columns[column] += *cell;
+    }
+  }
+  for (auto& column : columns) record.add_columns(std::move(column));
+  return store::FrameValue(kKind, record);
+}
+
+}  // namespace moraine::commit::inlined

@@ -1,0 +1,581 @@
+#include "commit/rows/row_transaction.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "catalog/ducklake_tables.h"
+#include "catalog/max_column_id.h"
+#include "catalog/row_mapping.h"
+#include "commit/lake/catalog_caching_store.h"
+#include "commit/lake/store_records.h"
+#include "commit/rows/inlined_tables.h"
+#include "commit/rows/snapshot_rebase.h"
+#include "commit/rows/staged_view.h"
+#include "commit/rows/storage/fixed_row_storage.h"
+#include "commit/rows/storage/inlined_row_storage.h"
+#include "commit/rows/storage/row_storage.h"
+#include "commit/rows/storage/staged_records.h"
+#include "commit/rows/storage/version_option.h"
+#include "store/error.h"
+#include "store/records.pb.h"
+#include "store/value_frame.h"
+#include "util/big_endian.h"
+
+namespace moraine::commit {
+
+using catalog::InlinedTableName;
+using catalog::RowMapping;
+using store::Kind;
+
+namespace {
+
+constexpr const char* kLostRace =
+    "commit conflict: another transaction committed to this catalog since this one began";
+// How often a rebased commit may lose again (to other processes) before its
+// conflict goes to DuckLake's own retry.
+constexpr int kRebaseAttempts = 3;
+
+TableSpec SpecOf(const catalog::CatalogTable& table) {
+  TableSpec spec{std::string(table.name), {}, {}};
+  for (const auto& column : table.columns) {
+    spec.columns.push_back({std::string(column.name),
+                            std::string(catalog::CellTypeName(column.type)), column.nullable});
+  }
+  for (auto key : table.primary_key) spec.primary_key.emplace_back(key);
+  return spec;
+}
+
+bool SameColumns(const TableSpec& a, const TableSpec& b) {
+  if (a.columns.size() != b.columns.size()) return false;
+  for (size_t i = 0; i < a.columns.size(); ++i) {
+    if (a.columns[i].name != b.columns[i].name || a.columns[i].type != b.columns[i].type) {
+      return false;
+    }
+  }
+  return true;
+}
+
+store::v1::HeadRecord DecodeHead(const std::optional<std::string>& value) {
+  store::v1::HeadRecord head;
+  if (value) store::UnframeValue(Kind::kHead, *value, &head);
+  return head;
+}
+
+// Rows are laid onto records by the table's RowStorage (storage/); this
+// class keeps what spans tables: which tables exist, the row handles it has
+// handed out, the reserved catalog version, and the one-batch commit.
+class StoreRowTransaction final : public RowTransaction {
+ public:
+  // Reads what `store` has made durable; `for_commit`: everything that landed
+  // (a rebase, which lands after it, building on the newest head).
+  StoreRowTransaction(std::shared_ptr<store::KvStore> store, catalog::CatalogVersion shape,
+                      bool for_commit = false)
+      : store_(std::move(store)),
+        caching_store_(dynamic_cast<CatalogCachingStore*>(store_.get())),
+        shape_(shape),
+        view_(for_commit ? store_->GetSnapshotForCommit() : store_->GetSnapshot()),
+        head_value_(view_.Get(HeadKey())),
+        head_(DecodeHead(head_value_)),
+        staged_(view_, (head_.batch_count() + 1) << 32) {}
+
+  std::string SchemaName() override {
+    // Asked at every DuckDB schema lookup; it changes only through CreateSchema.
+    if (!schema_name_) {
+      auto value = view_.Get(NamespaceKey());
+      schema_name_ = value ? DecodeNamespace(*value) : std::string(kDefaultSchemaName);
+    }
+    return *schema_name_;
+  }
+
+  void CreateSchema(std::string_view name) override {
+    RequireOpen();
+    const std::string current = SchemaName();
+    const bool chosen =
+        FixedTablesExist() || !created_fixed_.empty() || view_.Get(NamespaceKey()).has_value();
+    if (name == current) {
+      throw store::ConstraintError("schema \"" + std::string(name) + "\" already exists");
+    }
+    if (chosen) {
+      throw store::InvalidArgumentError(
+          "a moraine store holds exactly one DuckLake catalog; this one is served under the "
+          "schema \"" +
+          current + "\", so the schema \"" + std::string(name) +
+          "\" cannot be created (use a separate store for another catalog)");
+    }
+    view_.Put(NamespaceKey(), EncodeNamespace(name));
+    schema_name_ = std::string(name);
+    replayable_ = false;
+  }
+
+  std::optional<TableSpec> FindTable(std::string_view name) override {
+    if (const RowMapping* mapping = catalog::FindRowMapping(shape_, name)) {
+      if (!FixedTablesExist() && !created_fixed_.count(std::string(name))) return std::nullopt;
+      return SpecOf(mapping->table());
+    }
+    if (auto inlined = catalog::ParseInlinedTableName(name)) {
+      auto existence = view_.Get(inlined::ExistenceKey(*inlined).Encode());
+      if (!existence) return std::nullopt;
+      return inlined::SpecOf(*inlined, *existence);
+    }
+    return std::nullopt;
+  }
+
+  void ScanInlinedBatches(std::string_view table, int64_t snapshot,
+                          const InlinedBatchVisitor& visit) override {
+    RequireOpen();
+    const auto name = catalog::ParseInlinedTableName(table);
+    const auto shape = name && name->kind == InlinedTableName::kData
+                           ? view_.Get(inlined::ExistenceKey(*name).Encode())
+                           : std::nullopt;
+    if (!shape) throw store::NotFoundError("no inlined data table " + std::string(table));
+    if (snapshot < 0) return;
+    staged_.FlushContainers();
+    const size_t user_columns = inlined::UserColumnCount(*name, *shape);
+    store::KeyRange range = inlined::RowRange(*name);
+    if (snapshot < INT64_MAX) {
+      range.end =
+          store::Key::Current(Kind::kInlinedRowBatch, {static_cast<uint64_t>(name->table_id),
+                                                       static_cast<uint64_t>(name->schema_version),
+                                                       static_cast<uint64_t>(snapshot) + 1})
+              .Encode();
+    }
+    view_.Scan(range, [&](std::string_view key, std::string_view value) {
+      // The begin snapshot is the key's last component, fixed-width
+      // big-endian; a key of another size decodes (and throws) in full.
+      constexpr size_t kBatchKeySize = 2 + 3 * sizeof(uint64_t);
+      const uint64_t begin = key.size() == kBatchKeySize
+                                 ? util::ReadBigEndian64(key.data() + key.size() - sizeof(uint64_t))
+                                 : store::Key::Decode(key).components()[2];
+      visit(static_cast<int64_t>(begin), inlined::InlinedRowBatchView(value, user_columns));
+    });
+  }
+
+  std::optional<int64_t> MaxColumnId(int64_t table_id) override {
+    return catalog::MaxColumnIdIn(view_, table_id);
+  }
+
+  std::vector<std::string> TableNames() override {
+    std::vector<std::string> names;
+    for (const RowMapping& mapping : catalog::RowMappings(shape_)) {
+      const std::string name(mapping.table().name);
+      if (FixedTablesExist() || created_fixed_.count(name)) names.push_back(name);
+    }
+    for (Kind kind : {Kind::kInlinedTableShape, Kind::kInlinedDeleteTable}) {
+      view_.Scan(store::PrefixRange(store::Subspace::kInlineData, kind),
+                 [&](std::string_view key, std::string_view) {
+                   const store::Key decoded = store::Key::Decode(key);
+                   const auto table = static_cast<int64_t>(decoded.component(0));
+                   names.push_back(kind == Kind::kInlinedTableShape
+                                       ? catalog::InlinedDataTableName(
+                                             table, static_cast<int64_t>(decoded.component(1)))
+                                       : catalog::InlinedDeleteTableName(table));
+                 });
+    }
+    return names;
+  }
+
+  void CreateTable(const TableSpec& spec) override {
+    RequireOpen();
+    if (const RowMapping* mapping = catalog::FindRowMapping(shape_, spec.name)) {
+      if (FixedTablesExist() || created_fixed_.count(spec.name)) {
+        throw store::ConstraintError("table " + spec.name + " already exists");
+      }
+      const TableSpec expected = SpecOf(mapping->table());
+      if (!SameColumns(spec, expected)) {
+        throw store::InvalidArgumentError("table " + spec.name +
+                                          " does not have the shape of DuckLake catalog version " +
+                                          std::string(catalog::CatalogVersionName(shape_)));
+      }
+      created_fixed_.insert(spec.name);
+      replayable_ = false;
+      return;
+    }
+    auto inlined = catalog::ParseInlinedTableName(spec.name);
+    if (!inlined) {
+      throw store::InvalidArgumentError(
+          "moraine serves DuckLake's catalog tables only; cannot "
+          "create table " +
+          spec.name);
+    }
+    const std::string key = inlined::ExistenceKey(*inlined).Encode();
+    if (view_.Get(key)) throw store::ConstraintError("table " + spec.name + " already exists");
+    view_.Put(key, inlined::ExistenceValue(*inlined, spec));
+    replayable_ = false;
+  }
+
+  std::optional<SnapshotCounters> LatestSnapshot() override {
+    // The head is rewritten by every commit to the newest snapshot id; rows
+    // this transaction staged may name a newer one.
+    int64_t newest = head_value_ ? static_cast<int64_t>(head_.snapshot_id()) : -1;
+    if (auto inserted = staged_.max_inserted_snapshot()) newest = std::max(newest, *inserted);
+    if (newest < 0) return std::nullopt;
+    auto found = SnapshotAt(newest);
+    if (!found) {
+      throw store::CorruptionError("the head of the moraine store names snapshot " +
+                                   std::to_string(newest) + ", which the store does not hold");
+    }
+    return found;
+  }
+
+  void DropTable(std::string_view name) override {
+    RequireOpen();
+    auto inlined = catalog::ParseInlinedTableName(name);
+    if (!inlined) {
+      throw store::InvalidArgumentError("cannot drop " + std::string(name) +
+                                        ": DuckLake's catalog tables are permanent");
+    }
+    const std::string key = inlined::ExistenceKey(*inlined).Encode();
+    if (!view_.Get(key)) {
+      throw store::NotFoundError("table " + std::string(name) + " does not exist");
+    }
+    const auto range = inlined::RowRange(*inlined);
+    staged_.DiscardBatches(range);
+    std::vector<std::string> rows;
+    view_.Scan(range,
+               [&](std::string_view row_key, std::string_view) { rows.emplace_back(row_key); });
+    for (const auto& row_key : rows) view_.Delete(row_key);
+    view_.Delete(key);
+    // A table created again under this name may have another shape.
+    if (auto storage = storages_.find(name); storage != storages_.end()) storages_.erase(storage);
+    replayable_ = false;
+  }
+
+  void ScanProjected(std::string_view table, const ScanRequest& request,
+                     const std::function<void(RowHandle, const Row&)>& visit) override {
+    RequireOpen();
+    staged_.FlushContainers();
+    StorageOf(table).Scan(request, [&](std::string_view key, Row row, uint64_t ordinal) {
+      Emit(table, key, std::move(row), ordinal, request.handles, visit);
+    });
+  }
+
+  void Insert(std::string_view table, const Row& row) override {
+    RequireOpen();
+    RowStorage& storage = StorageOf(table);
+    RequireUnreservedOption(table, row);
+    RequireHeadNotTaken();
+    storage.Insert(row);
+    Logged(RowWrite::Kind::kInsert, table, nullptr, &row);
+  }
+
+  void Update(std::string_view table, RowHandle handle, const Row& row) override {
+    RequireOpen();
+    RequireHeadNotTaken();
+    RowTarget& target = RequireTarget(table, handle);
+    RowStorage& storage = StorageOf(table);
+    RequireUnreservedOption(table, target.row);
+    RequireUnreservedOption(table, row);
+    storage.Update(target, row);
+    Logged(RowWrite::Kind::kUpdate, table, &target.row, &row);
+    target.row = row;
+  }
+
+  Row GetRow(RowHandle handle) override {
+    if (handle >= targets_.size() || targets_[handle].removed) {
+      throw store::NotFoundError("no row " + std::to_string(handle) + " in this transaction");
+    }
+    return targets_[handle].row;
+  }
+
+  void Delete(std::string_view table, RowHandle handle) override {
+    RequireOpen();
+    RequireHeadNotTaken();
+    RowTarget& target = RequireTarget(table, handle);
+    RowStorage& storage = StorageOf(table);
+    RequireUnreservedOption(table, target.row);
+    storage.Remove(target);
+    Logged(RowWrite::Kind::kDelete, table, &target.row, nullptr);
+    target.removed = true;
+  }
+
+  void Commit() override {
+    RequireOpen();
+    staged_.FlushContainers();
+    // Finished whatever happens below; until then it still reads its own
+    // snapshot, which a rebase starts from.
+    struct Finish {
+      bool& finished;
+      ~Finish() { finished = true; }
+    } finish{finished_};
+    if (!view_.HasWrites() && created_fixed_.empty()) return;
+    if (store_->read_only()) {
+      throw store::ReadOnlyError("catalog '" + store_->location() + "' is attached read-only");
+    }
+    std::unique_lock<std::recursive_mutex> turn;
+    if (rebase_allowed_ && caching_store_ && !turn_held_by_caller_) {
+      turn = std::unique_lock<std::recursive_mutex>(caching_store_->commit_turn());
+    }
+    auto landed = LandOrRebase();
+    // The next commit may land while this one's sync runs, and joins it.
+    if (turn.owns_lock()) turn.unlock();
+    landed->AwaitDurable();
+  }
+
+  void AllowRebase() override { rebase_allowed_ = true; }
+  void CommitTurnHeldByCaller() override { turn_held_by_caller_ = true; }
+  std::optional<Rebase> rebased() const override { return rebased_; }
+
+ private:
+  // Lands the staged batch on the head this transaction began at, or else
+  // (if it may) rebased onto the newest head; throws ConflictError if
+  // neither. Not durable yet.
+  std::unique_ptr<store::LandedWrite> LandOrRebase() {
+    if (auto landed = Land()) return landed;
+    if (!rebase_allowed_ || !replayable_ || !head_value_) throw store::ConflictError(kLostRace);
+    const auto base = SnapshotAt(static_cast<int64_t>(head_.snapshot_id()));
+    const auto rebasable = base ? DataCommitOf(writes_, *base, shape_) : std::nullopt;
+    if (!rebasable) throw store::ConflictError(kLostRace);
+    for (int attempt = 0; attempt < kRebaseAttempts; ++attempt) {
+      StoreRowTransaction onto(store_, shape_, /*for_commit=*/true);
+      const auto head = onto.LatestSnapshot();
+      if (!head ||
+          !HeadAdmitsRebase(*rebasable, *base, head_.batch_count(), *head, onto.head_.batch_count(),
+                            onto.ChangesAfter(base->snapshot_id))) {
+        break;
+      }
+      const SnapshotMove move = MoveOnto(*rebasable, *base, *head);
+      if (!onto.Replay(writes_, move)) break;
+      onto.staged_.FlushContainers();
+      onto.finished_ = true;
+      if (auto landed = onto.Land()) {
+        rebased_ = Rebase{move.from, move.to};
+        return landed;
+      }
+    }
+    throw store::ConflictError(kLostRace);
+  }
+
+  // Writes the staged batch if the head is still the one this transaction
+  // began at; null if it is not.
+  std::unique_ptr<store::LandedWrite> Land() {
+    store::WriteBatch batch;
+    view_.AppendTo(&batch);
+    int64_t head_snapshot = head_value_ ? static_cast<int64_t>(head_.snapshot_id()) : -1;
+    if (auto inserted = staged_.max_inserted_snapshot()) {
+      head_snapshot = std::max(head_snapshot, *inserted);
+    }
+    if (!head_value_) {
+      if (head_snapshot < 0) {
+        throw store::InvalidArgumentError(
+            "initializing a DuckLake catalog must insert its first snapshot");
+      }
+      batch.Put(FormatKey(), EncodeFormat());
+    }
+    batch.Put(HeadKey(), EncodeHead(head_snapshot, head_.batch_count() + 1));
+    return store_->LandIfHeadUnchanged(HeadKey(), head_value_, batch);
+  }
+
+  // Keeps a write for a replay, if this transaction may still be rebased;
+  // copies nothing otherwise (every write of every transaction passes here).
+  void Logged(RowWrite::Kind kind, std::string_view table, const Row* before, const Row* after) {
+    if (!rebase_allowed_) replayable_ = false;
+    if (!replayable_) return;
+    writes_.push_back({kind, std::string(table), before ? *before : Row{}, after ? *after : Row{}});
+  }
+
+  // Applies `writes` (another transaction's) moved by `move`: whether every
+  // one applied, each update and delete to exactly the row it found then.
+  bool Replay(const std::vector<RowWrite>& writes, const SnapshotMove& move) {
+    try {
+      for (const auto& write : writes) {
+        if (write.kind == RowWrite::Kind::kInsert) {
+          Insert(write.table, WithSnapshotMoved(write.table, write.after, move, shape_));
+          continue;
+        }
+        const auto handle =
+            FindRow(write.table, WithSnapshotMoved(write.table, write.before, move, shape_));
+        if (!handle) return false;
+        if (write.kind == RowWrite::Kind::kUpdate) {
+          Update(write.table, *handle, WithSnapshotMoved(write.table, write.after, move, shape_));
+        } else {
+          Delete(write.table, *handle);
+        }
+      }
+    } catch (const store::ConstraintError&) {
+      return false;
+    } catch (const store::ConflictError&) {
+      return false;
+    } catch (const store::NotFoundError&) {
+      return false;
+    }
+    return true;
+  }
+
+  // A handle of a row of `table` equal to `row`, if this transaction sees one.
+  std::optional<RowHandle> FindRow(std::string_view table, const Row& row) {
+    ScanRequest request;
+    for (size_t column = 0; column < row.size(); ++column) {
+      if (const auto* value = std::get_if<int64_t>(&row[column])) {
+        request.bounds.push_back({column, *value, *value});
+      }
+    }
+    std::optional<RowHandle> found;
+    ScanProjected(table, request, [&](RowHandle handle, const Row& candidate) {
+      if (!found && candidate == row) found = handle;
+    });
+    return found;
+  }
+
+ public:
+  void Rollback() override { finished_ = true; }
+
+  std::optional<std::string> RecordedCatalogVersion() override {
+    const auto* options = staged_.Open(OptionsMapping(), GlobalOptionsKey()).record.get();
+    if (!options) return std::nullopt;
+    for (const auto& entry : static_cast<const store::v1::OptionRecord&>(*options).entries()) {
+      if (entry.key() == kVersionOption) return entry.value();
+    }
+    return std::nullopt;
+  }
+
+  void RecordCatalogVersion(std::string_view label) override {
+    RequireOpen();
+    if (!FixedTablesExist()) {
+      throw store::InvalidArgumentError(
+          "the store holds no DuckLake catalog yet, so it has no catalog version to record");
+    }
+    OpenContainer& open = staged_.Open(OptionsMapping(), GlobalOptionsKey());
+    if (!open.record) open.record = OptionsMapping().NewRecord();
+    auto& options = static_cast<store::v1::OptionRecord&>(*open.record);
+    store::v1::OptionEntry* version = nullptr;
+    for (auto& entry : *options.mutable_entries()) {
+      if (entry.key() == kVersionOption) version = &entry;
+    }
+    if (!version) {
+      version = options.add_entries();
+      version->set_key(std::string(kVersionOption));
+      version->set_write_ordinal(staged_.NextWriteOrdinal());
+    }
+    version->set_value(std::string(label));
+    open.dirty = true;
+    replayable_ = false;
+  }
+
+ private:
+  // Hands the row a scan found to `visit`, with a handle if the scan asked for them.
+  void Emit(std::string_view table, std::string_view key, Row row, uint64_t ordinal, bool handles,
+            const std::function<void(RowHandle, const Row&)>& visit) {
+    if (!handles) {
+      visit(kNoRowHandle, row);
+      return;
+    }
+    const RowHandle handle = targets_.size();
+    targets_.push_back({std::string(table), std::string(key), std::move(row), ordinal});
+    visit(handle, targets_.back().row);
+  }
+
+  // The storage of `table`, which must exist in this transaction. Throws
+  // store::NotFoundError otherwise.
+  RowStorage& StorageOf(std::string_view table) {
+    const RowMapping* mapping = FixedMapping(table);
+    std::optional<InlinedTableName> inlined;
+    if (!mapping) inlined = RequireInlined(table);
+    auto found = storages_.find(table);
+    if (found == storages_.end()) {
+      std::unique_ptr<RowStorage> storage;
+      if (mapping) {
+        storage = FixedRowStorage::For(*mapping, staged_);
+      } else {
+        storage = std::make_unique<InlinedRowStorage>(staged_, *inlined, std::string(table));
+      }
+      found = storages_.emplace(std::string(table), std::move(storage)).first;
+    }
+    return *found->second;
+  }
+
+  const RowMapping& OptionsMapping() const {
+    return *catalog::FindRowMapping(shape_, "ducklake_metadata");
+  }
+  static std::string GlobalOptionsKey() {
+    return store::Key(store::Subspace::kCurrent, Kind::kOption,
+                      {static_cast<uint64_t>(store::OptionScope::kGlobal), 0})
+        .Encode();
+  }
+
+  // The catalog version (version_option.h) is reserved from row writes once
+  // the catalog exists.
+  void RequireUnreservedOption(std::string_view table, const Row& row) const {
+    if (!FixedTablesExist()) return;
+    if (IsVersionOption(table, row)) {
+      throw store::ConstraintError(
+          "the catalog version is reserved: it is set when the catalog is created and moved "
+          "only by moraine_raise_catalog_version");
+    }
+  }
+
+  // A store DuckLake has initialized (or the verb path created) has a head.
+  bool FixedTablesExist() const { return head_value_.has_value(); }
+
+  // If this process has already landed a commit on this transaction's head,
+  // this transaction's commit cannot land (any move of the head conflicts):
+  // say so at its first write, before DuckLake stages a batch that would be
+  // thrown away, so that its retry starts at once.
+  void RequireHeadNotTaken() const {
+    // A transaction that may rebase goes on to its commit, which may land.
+    if (rebase_allowed_) return;
+    // head_ is head_value_ decoded; no head decodes as no batches.
+    if (caching_store_ && caching_store_->LandedOn(head_.batch_count())) {
+      throw store::ConflictError(kLostRace);
+    }
+  }
+
+  void RequireOpen() const {
+    if (finished_) throw store::InvalidArgumentError("the transaction has already finished");
+  }
+
+  const RowMapping* FixedMapping(std::string_view table) const {
+    const RowMapping* mapping = catalog::FindRowMapping(shape_, table);
+    if (mapping && !FixedTablesExist() && !created_fixed_.count(std::string(table))) {
+      throw store::NotFoundError("table " + std::string(table) + " does not exist");
+    }
+    return mapping;
+  }
+
+  InlinedTableName RequireInlined(std::string_view table) {
+    auto name = catalog::ParseInlinedTableName(table);
+    if (!name || !view_.Get(inlined::ExistenceKey(*name).Encode())) {
+      throw store::NotFoundError("table " + std::string(table) + " does not exist");
+    }
+    return *name;
+  }
+
+  RowTarget& RequireTarget(std::string_view table, RowHandle handle) {
+    if (handle >= targets_.size() || targets_[handle].table != table || targets_[handle].removed) {
+      throw store::NotFoundError("no row " + std::to_string(handle) + " of " + std::string(table) +
+                                 " in this transaction");
+    }
+    return targets_[handle];
+  }
+
+  std::shared_ptr<store::KvStore> store_;
+  CatalogCachingStore* caching_store_;  // null: a store no registry wrapped
+  catalog::CatalogVersion shape_;
+  StagedView view_;
+  std::optional<std::string> head_value_;  // nullopt: DuckLake has not initialized the store
+  store::v1::HeadRecord head_;
+  StagedRecords staged_;                 // over view_
+  std::set<std::string> created_fixed_;  // fixed tables created while initializing
+  std::vector<RowTarget> targets_;       // indexed by RowHandle
+  std::map<std::string, std::unique_ptr<RowStorage>, std::less<>> storages_;  // by table name
+  std::optional<std::string> schema_name_;                                    // cached SchemaName()
+  bool finished_ = false;
+  bool rebase_allowed_ = false;
+  bool turn_held_by_caller_ = false;  // CommitTurnHeldByCaller
+  // Every write went through Insert, Update or Delete after AllowRebase, and
+  // is in writes_.
+  bool replayable_ = true;
+  std::vector<RowWrite> writes_;
+  std::optional<Rebase> rebased_;
+};
+
+}  // namespace
+
+std::unique_ptr<RowTransaction> BeginRowTransaction(std::shared_ptr<store::KvStore> store,
+                                                    catalog::CatalogVersion shape) {
+  return std::make_unique<StoreRowTransaction>(std::move(store), shape);
+}
+
+}  // namespace moraine::commit

@@ -1,0 +1,81 @@
+#include "commit/rows/table_rows.h"
+
+#include "store/error.h"
+
+namespace moraine::commit {
+
+TableRows::TableRows(RowTransaction& rows, std::string_view table,
+                     std::vector<std::string_view> columns)
+    : rows_(rows), table_(table) {
+  const auto spec = rows.FindTable(table);
+  if (!spec) throw store::NotFoundError("table " + std::string(table) + " does not exist");
+  auto index_of = [&](std::string_view name) -> std::optional<size_t> {
+    for (size_t i = 0; i < spec->columns.size(); ++i) {
+      if (spec->columns[i].name == name) return i;
+    }
+    return std::nullopt;
+  };
+  for (std::string_view name : columns) {
+    const auto index = index_of(name);
+    if (!index) {
+      throw store::InvalidArgumentError(std::string(table) + " has no column " + std::string(name));
+    }
+    at_.push_back(*index);
+  }
+  begin_ = index_of("begin_snapshot");
+  end_ = index_of("end_snapshot");
+}
+
+void TableRows::ForEachWithKey(int64_t key, const Visit& visit) {
+  const ScanRequest request{
+      {ColumnBound{.column = at_[0], .lower = key, .upper = key}}, at_, false};
+  rows_.ScanProjected(table_, request, [&](RowHandle, const Row& row) {
+    // The bound narrows the scan; it does not promise to filter.
+    const Cell& id = row[at_[0]];
+    if (std::holds_alternative<int64_t>(id) && std::get<int64_t>(id) == key) visit(at_, row);
+  });
+}
+
+void TableRows::ForEachFrom(std::optional<int64_t> lowest, const Visit& visit) {
+  ScanRequest request{{}, at_, false};
+  if (lowest)
+    request.bounds.push_back(
+        ColumnBound{.column = at_[0], .lower = *lowest, .upper = std::nullopt});
+  rows_.ScanProjected(table_, request, [&](RowHandle, const Row& row) {
+    const Cell& id = row[at_[0]];
+    if (lowest && (!std::holds_alternative<int64_t>(id) || std::get<int64_t>(id) < *lowest)) return;
+    visit(at_, row);
+  });
+}
+
+void TableRows::ForEachLive(std::optional<int64_t> snapshot, bool at_head, const Visit& visit,
+                            std::optional<int64_t> key) {
+  std::vector<size_t> wanted = at_;
+  ScanRequest request{{}, std::nullopt, false};
+  if (key) request.bounds.push_back(ColumnBound{.column = at_[0], .lower = *key, .upper = *key});
+  const bool versioned = begin_ && end_ && snapshot;
+  if (versioned) {
+    wanted.push_back(*begin_);
+    wanted.push_back(*end_);
+    if (at_head) {
+      request.bounds.push_back(ColumnBound{
+          .column = *end_, .lower = std::nullopt, .upper = std::nullopt, .is_null = true});
+    }
+  }
+  request.columns = wanted;
+  rows_.ScanProjected(table_, request, [&](RowHandle, const Row& row) {
+    if (key) {
+      const Cell& id = row[at_[0]];
+      if (!std::holds_alternative<int64_t>(id) || std::get<int64_t>(id) != *key) return;
+    }
+    if (versioned) {
+      const Cell& begin = row[*begin_];
+      const Cell& end = row[*end_];
+      if (!std::holds_alternative<int64_t>(begin) || std::get<int64_t>(begin) > *snapshot) return;
+      if (std::holds_alternative<int64_t>(end) && std::get<int64_t>(end) <= *snapshot) return;
+    }
+    visit(at_, row);
+  });
+}
+
+}  // namespace moraine::commit
