@@ -2,6 +2,8 @@
 // schemas, tables (with their columns and data files) and views. A value type
 // whose copies cost O(1) (persistent maps), so a transaction can take one,
 // stage its changes on it, and become the next head without copying the lake.
+// DuckLake's own load is served by commit::LakeCatalog instead
+// (commit/lake/lake_catalog.h says why there are two).
 #pragma once
 
 #include <functional>

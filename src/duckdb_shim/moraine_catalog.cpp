@@ -56,7 +56,7 @@ std::optional<CatalogStore> MoraineCatalog::OpenNested(const std::string& locati
     std::lock_guard<std::mutex> lock(schemas_mutex_);
     if (auto it = nested_.find(location); it != nested_.end()) return it->second;
   }
-  std::shared_ptr<store::KvStore> opened;
+  std::shared_ptr<commit::CatalogCachingStore> opened;
   catalog::CatalogVersion shape = catalog_.shape;
   try {
     opened = open_nested_(location, create);
@@ -67,7 +67,7 @@ std::optional<CatalogStore> MoraineCatalog::OpenNested(const std::string& locati
     ThrowAsDuckDB(error);
   }
   std::lock_guard<std::mutex> lock(schemas_mutex_);
-  return nested_.emplace(location, CatalogStore::Of(std::move(opened), shape)).first->second;
+  return nested_.emplace(location, CatalogStore{std::move(opened), shape}).first->second;
 }
 
 std::optional<CatalogStore> MoraineCatalog::NestedCatalog(MoraineTransaction& transaction,

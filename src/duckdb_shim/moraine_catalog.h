@@ -30,8 +30,8 @@ class MoraineCatalog : public duckdb::Catalog {
   // Opens the store of a nested catalog at a location (read-only when the
   // catalog is), creating it only when `create`; nullptr when it is absent
   // and not created. Throws what opening a store throws.
-  using StoreOpener =
-      std::function<std::shared_ptr<store::KvStore>(const std::string& location, bool create)>;
+  using StoreOpener = std::function<std::shared_ptr<commit::CatalogCachingStore>(
+      const std::string& location, bool create)>;
 
   // `catalog`: the store and the catalog version this attach serves, for its
   // whole life: a raise shows up in later attaches, never in this one
@@ -39,7 +39,7 @@ class MoraineCatalog : public duckdb::Catalog {
   MoraineCatalog(duckdb::AttachedDatabase& attached, CatalogStore catalog, StoreOpener open_nested);
   ~MoraineCatalog() override;
 
-  const std::shared_ptr<store::KvStore>& store() const { return catalog_.store; }
+  const std::shared_ptr<commit::CatalogCachingStore>& store() const { return catalog_.store; }
   const CatalogStore& catalog_store() const { return catalog_; }
   catalog::CatalogVersion shape() const { return catalog_.shape; }
   // The store serving the DuckLake catalog whose metadata schema is

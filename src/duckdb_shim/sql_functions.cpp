@@ -66,14 +66,14 @@ void Migrate(duckdb::ClientContext&, duckdb::TableFunctionInput& input, duckdb::
 }
 
 struct RaiseBindData : public duckdb::TableFunctionData {
-  std::shared_ptr<store::KvStore> store;
+  std::shared_ptr<commit::CatalogCachingStore> store;
   commit::RaiseOptions options;
 };
 
 // The store behind an attached catalog name: a moraine catalog itself, or a
 // DuckLake lake whose metadata catalog (DuckLake names it
 // __ducklake_metadata_<lake>) is one.
-std::shared_ptr<store::KvStore> StoreOfLake(
+std::shared_ptr<commit::CatalogCachingStore> StoreOfLake(
     duckdb::ClientContext& context, const std::string& name,
     const char* function = "moraine_raise_catalog_version") {
   auto& databases = duckdb::DatabaseManager::Get(context);

@@ -54,7 +54,7 @@ duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
   // An etcd lake's credentials, from the session's moraine_etcd secret; its
   // nested catalogs are under its prefix and are opened with the same ones.
   const auto security = LookupEtcdSecurity(context, std::string(path));
-  std::shared_ptr<store::KvStore> store;
+  std::shared_ptr<commit::CatalogCachingStore> store;
   catalog::CatalogVersion shape = catalog::CatalogVersion::kV1_0;
   try {
     // Which store the location opens, and its sharing, are the store's policy.
@@ -74,7 +74,7 @@ duckdb::unique_ptr<duckdb::Catalog> AttachMoraine(
       ThrowAsDuckDB(error);
     }
   };
-  auto catalog = duckdb::make_uniq<MoraineCatalog>(db, CatalogStore::Of(std::move(store), shape),
+  auto catalog = duckdb::make_uniq<MoraineCatalog>(db, CatalogStore{std::move(store), shape},
                                                    std::move(open_nested));
   catalog->set_native_manager(native_manager);
   if (storage_info) {

@@ -25,41 +25,19 @@ duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitRunOnce(duckdb::ClientC
 duckdb::unique_ptr<duckdb::FunctionData> NativeManagerBind(
     duckdb::ClientContext&, duckdb::TableFunctionBindInput&,
     duckdb::vector<duckdb::LogicalType>& types, duckdb::vector<duckdb::string>& names) {
-  // In the order NativeManagerStatus fills them.
-  names = {"state",
-           "reason",
-           "ducklake",
-           "managers_created",
-           "native_snapshot_reads",
-           "native_stats_reads",
-           "native_column_id_reads",
-           "native_catalog_reads",
-           "catalog_cache_hits",
-           "catalog_cache_rereads",
-           "catalog_full_reads",
-           "in_catalog_retry",
-           "in_catalog_commits",
-           "native_conflict_checks",
-           "native_catalog_queries",
-           "native_inlined_table_lookups",
-           "staged_batch_statements",
-           "sql_batch_statements",
-           "rebase",
-           "rebased_commits",
-           "native_row_counts",
-           "native_attach_reads",
-           "native_inlined_reads",
-           "ducklake_build",
-           "kept_methods",
-           "in_catalog_retry_reason",
-           "rebase_reason"};
+  names = {"state", "reason", "ducklake"};
   types.assign(3, duckdb::LogicalType::VARCHAR);
-  types.resize(11, duckdb::LogicalType::UBIGINT);
-  types.push_back(duckdb::LogicalType::BOOLEAN);
-  types.resize(18, duckdb::LogicalType::UBIGINT);
-  types.push_back(duckdb::LogicalType::BOOLEAN);
-  types.resize(23, duckdb::LogicalType::UBIGINT);
-  types.resize(27, duckdb::LogicalType::VARCHAR);
+#define MORAINE_COLUMN(name, type) \
+  names.push_back(#name);          \
+  types.push_back(duckdb::LogicalType::type);
+#define MORAINE_COUNTER_COLUMN(name, meaning) MORAINE_COLUMN(name, UBIGINT)
+#define MORAINE_FLAG_COLUMN(name, meaning) MORAINE_COLUMN(name, BOOLEAN)
+#define MORAINE_TEXT_COLUMN(name, meaning) MORAINE_COLUMN(name, VARCHAR)
+  MORAINE_NATIVE_MANAGER_COLUMNS(MORAINE_COUNTER_COLUMN, MORAINE_FLAG_COLUMN, MORAINE_TEXT_COLUMN)
+#undef MORAINE_COLUMN
+#undef MORAINE_COUNTER_COLUMN
+#undef MORAINE_FLAG_COLUMN
+#undef MORAINE_TEXT_COLUMN
   return duckdb::make_uniq<duckdb::TableFunctionData>();
 }
 
@@ -76,31 +54,17 @@ void NativeManagerStatus(duckdb::ClientContext&, duckdb::TableFunctionInput& inp
   output.SetValue(1, 0, status.reason.empty() ? duckdb::Value() : duckdb::Value(status.reason));
   output.SetValue(
       2, 0, status.ducklake_path.empty() ? duckdb::Value() : duckdb::Value(status.ducklake_path));
-  output.SetValue(3, 0, duckdb::Value::UBIGINT(status.managers_created));
-  output.SetValue(4, 0, duckdb::Value::UBIGINT(status.native_snapshot_reads));
-  output.SetValue(5, 0, duckdb::Value::UBIGINT(status.native_stats_reads));
-  output.SetValue(6, 0, duckdb::Value::UBIGINT(status.native_column_id_reads));
-  output.SetValue(7, 0, duckdb::Value::UBIGINT(status.native_catalog_reads));
-  output.SetValue(8, 0, duckdb::Value::UBIGINT(status.catalog_cache_hits));
-  output.SetValue(9, 0, duckdb::Value::UBIGINT(status.catalog_cache_rereads));
-  output.SetValue(10, 0, duckdb::Value::UBIGINT(status.catalog_full_reads));
-  output.SetValue(11, 0, duckdb::Value::BOOLEAN(status.in_catalog_retry));
-  output.SetValue(12, 0, duckdb::Value::UBIGINT(status.in_catalog_commits));
-  output.SetValue(13, 0, duckdb::Value::UBIGINT(status.native_conflict_checks));
-  output.SetValue(14, 0, duckdb::Value::UBIGINT(status.native_catalog_queries));
-  output.SetValue(15, 0, duckdb::Value::UBIGINT(status.native_inlined_table_lookups));
-  output.SetValue(16, 0, duckdb::Value::UBIGINT(status.staged_batch_statements));
-  output.SetValue(17, 0, duckdb::Value::UBIGINT(status.sql_batch_statements));
-  output.SetValue(18, 0, duckdb::Value::BOOLEAN(status.rebase));
-  output.SetValue(19, 0, duckdb::Value::UBIGINT(status.rebased_commits));
-  output.SetValue(20, 0, duckdb::Value::UBIGINT(status.native_row_counts));
-  output.SetValue(21, 0, duckdb::Value::UBIGINT(status.native_attach_reads));
-  output.SetValue(22, 0, duckdb::Value::UBIGINT(status.native_inlined_reads));
-  const std::string* texts[] = {&status.ducklake_build, &status.kept_methods,
-                                &status.in_catalog_retry_reason, &status.rebase_reason};
-  for (size_t i = 0; i < std::size(texts); ++i) {
-    output.SetValue(23 + i, 0, texts[i]->empty() ? duckdb::Value() : duckdb::Value(*texts[i]));
-  }
+  duckdb::idx_t column = 3;
+#define MORAINE_COUNTER_VALUE(name, meaning) \
+  output.SetValue(column++, 0, duckdb::Value::UBIGINT(status.name));
+#define MORAINE_FLAG_VALUE(name, meaning) \
+  output.SetValue(column++, 0, duckdb::Value::BOOLEAN(status.name));
+#define MORAINE_TEXT_VALUE(name, meaning) \
+  output.SetValue(column++, 0, status.name.empty() ? duckdb::Value() : duckdb::Value(status.name));
+  MORAINE_NATIVE_MANAGER_COLUMNS(MORAINE_COUNTER_VALUE, MORAINE_FLAG_VALUE, MORAINE_TEXT_VALUE)
+#undef MORAINE_COUNTER_VALUE
+#undef MORAINE_FLAG_VALUE
+#undef MORAINE_TEXT_VALUE
 }
 
 // Registers moraine's DuckLake metadata manager once DuckLake is loaded.

@@ -158,24 +158,12 @@ struct Registration {
   // The loaded build's vtable with moraine's methods in it.
   std::optional<ManagerVtablePatch> vtable;
   std::atomic<bool> registered{false};
-  std::atomic<uint64_t> managers_created{0};
-  std::atomic<uint64_t> native_snapshot_reads{0};
-  std::atomic<uint64_t> native_stats_reads{0};
-  std::atomic<uint64_t> native_column_id_reads{0};
-  std::atomic<uint64_t> native_attach_reads{0};
-  std::atomic<uint64_t> native_row_counts{0};
-  std::atomic<uint64_t> native_catalog_reads{0};
-  std::atomic<uint64_t> catalog_cache_hits{0};
-  std::atomic<uint64_t> catalog_cache_rereads{0};
-  std::atomic<uint64_t> catalog_full_reads{0};
-  std::atomic<uint64_t> in_catalog_commits{0};
-  std::atomic<uint64_t> native_conflict_checks{0};
-  std::atomic<uint64_t> native_catalog_queries{0};
-  std::atomic<uint64_t> native_inlined_table_lookups{0};
-  std::atomic<uint64_t> native_inlined_reads{0};
-  std::atomic<uint64_t> staged_batch_statements{0};
-  std::atomic<uint64_t> sql_batch_statements{0};
-  std::atomic<uint64_t> rebased_commits{0};
+  // The counters of native_manager_columns.h.
+#define MORAINE_REGISTRATION_COUNTER(name, meaning) std::atomic<uint64_t> name{0};
+#define MORAINE_NOT_A_COUNTER(name, meaning)
+  MORAINE_NATIVE_MANAGER_COLUMNS(MORAINE_REGISTRATION_COUNTER, MORAINE_NOT_A_COUNTER,
+                                 MORAINE_NOT_A_COUNTER)
+#undef MORAINE_REGISTRATION_COUNTER
   // The text of DuckLake's conflict-check query, as DuckLake returns it.
   std::string conflict_check_query;
   // The texts of DuckLake's six catalog queries, as DuckLake sends them;
@@ -206,6 +194,20 @@ Registration& TheRegistration() {
 // DuckLake's own method in `method`'s slot. Only replaced methods call it, and
 // a method is replaced only where the build has it and every method it calls.
 void* OriginalSlot(abi::ManagerMethod method) { return TheRegistration().vtable->Original(method); }
+
+// Calls DuckLake's own method in `method`'s slot on `self`, as a `Member`
+// (a pointer-to-member type with DuckLake's signature).
+template <class Member, class Self, class... Args>
+decltype(auto) CallOriginalAs(Self* self, abi::ManagerMethod method, Args&&... args) {
+  return (self->*MemberAt<Member>(OriginalSlot(method)))(std::forward<Args>(args)...);
+}
+
+// The same, typed as moraine's replacement of the slot, which declares
+// DuckLake's signature.
+template <auto Replacement, class Self, class... Args>
+decltype(auto) CallOriginal(Self* self, abi::ManagerMethod method, Args&&... args) {
+  return CallOriginalAs<decltype(Replacement)>(self, method, std::forward<Args>(args)...);
+}
 
 template <class T>
 T& At(void* object, size_t offset) {
@@ -274,8 +276,8 @@ duckdb::unique_ptr<ManagerObject> CreateManager(void* ducklake_transaction) {
 }
 
 void ManagerSlots::Delete() {
-  (this->*MemberAt<void (ManagerSlots::*)()>(
-              OriginalSlot(abi::ManagerMethod::kCompleteDestructor)))();
+  // DuckLake's complete destructor: its signature is Delete's.
+  CallOriginal<&ManagerSlots::Delete>(this, abi::ManagerMethod::kCompleteDestructor);
   ::operator delete(static_cast<void*>(this));
 }
 
@@ -321,8 +323,7 @@ duckdb::unique_ptr<abi::DuckLakeSnapshot> NewSnapshot(const commit::SnapshotCoun
 duckdb::unique_ptr<abi::DuckLakeSnapshot> ManagerSlots::GetSnapshot() {
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog) {
-    return (this->*MemberAt<decltype(&ManagerSlots::GetSnapshot)>(
-                       OriginalSlot(abi::ManagerMethod::kGetSnapshot)))();
+    return CallOriginal<&ManagerSlots::GetSnapshot>(this, abi::ManagerMethod::kGetSnapshot);
   }
   if (TheRegistration().in_catalog_retry && metadata.catalog->GetAttached()
                                                 .GetTransactionManager()
@@ -344,8 +345,8 @@ duckdb::unique_ptr<abi::DuckLakeSnapshot> ManagerSlots::GetSnapshotAt(duckdb::Bo
                                                                       abi::SnapshotBound bound) {
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog || !duckdb::StringUtil::CIEquals(at.Unit(), "version")) {
-    return (this->*MemberAt<decltype(&ManagerSlots::GetSnapshotAt)>(
-                       OriginalSlot(abi::ManagerMethod::kGetSnapshotAt)))(at, bound);
+    return CallOriginal<&ManagerSlots::GetSnapshotAt>(this, abi::ManagerMethod::kGetSnapshotAt, at,
+                                                      bound);
   }
   const auto version =
       at.GetValue().DefaultCastAs(duckdb::LogicalType::UBIGINT).GetValue<uint64_t>();
@@ -370,8 +371,8 @@ duckdb::vector<abi::DuckLakeGlobalStatsInfo> ManagerSlots::GetGlobalTableStats(
     abi::DuckLakeSnapshot snapshot, abi::TableIndex table_id) {
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog) {
-    return (this->*MemberAt<decltype(&ManagerSlots::GetGlobalTableStats)>(
-                       OriginalSlot(abi::ManagerMethod::kGetGlobalTableStats)))(snapshot, table_id);
+    return CallOriginal<&ManagerSlots::GetGlobalTableStats>(
+        this, abi::ManagerMethod::kGetGlobalTableStats, snapshot, table_id);
   }
   auto stats = MoraineTransaction::Get(metadata.context, *metadata.catalog)
                    .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
@@ -442,13 +443,13 @@ std::shared_ptr<const commit::LakeCatalog> LakeCatalogAt(void* manager,
       (static_cast<ManagerSlots*>(manager)->*MemberAt<decltype(&ManagerSlots::GetPathSeparator)>(
                                                  registration.get_path_separator))(data_path);
   auto& moraine = MoraineTransaction::Get(metadata.context, *metadata.catalog);
-  auto* head_catalog = metadata.where.head_catalog;
-  const bool may_cache = head_catalog && !moraine.wrote(metadata.where);
+  auto& head_catalog = metadata.where.store->head_catalog();
+  const bool may_cache = !moraine.wrote(metadata.where);
   return moraine.WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
     const auto wanted = static_cast<int64_t>(snapshot.snapshot_id);
     const auto head = rows.LatestSnapshot();
     if (may_cache && head && head->snapshot_id <= wanted) {
-      auto served = head_catalog->AtHead(rows, head->snapshot_id, data_path, separator);
+      auto served = head_catalog.AtHead(rows, head->snapshot_id, data_path, separator);
       using Source = commit::HeadCatalogCache::Source;
       auto& count = served.source == Source::kCached   ? registration.catalog_cache_hits
                     : served.source == Source::kReread ? registration.catalog_cache_rereads
@@ -467,8 +468,8 @@ abi::DuckLakeCatalogInfo ManagerSlots::GetCatalogForSnapshot(abi::DuckLakeSnapsh
   auto& registration = TheRegistration();
   auto metadata = MetadataConnectionOf(this);
   auto original = [&] {
-    return (this->*MemberAt<decltype(&ManagerSlots::GetCatalogForSnapshot)>(
-                       OriginalSlot(abi::ManagerMethod::kGetCatalogForSnapshot)))(snapshot);
+    return CallOriginal<&ManagerSlots::GetCatalogForSnapshot>(
+        this, abi::ManagerMethod::kGetCatalogForSnapshot, snapshot);
   };
   if (!metadata.catalog) return original();
   const auto lake_catalog = LakeCatalogAt(this, metadata, snapshot);
@@ -568,8 +569,7 @@ bool ReadLakeSettings(commit::RowTransaction& rows, abi::DuckLakeMetadata& setti
 bool ManagerSlots::MetadataExists() {
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog) {
-    return (this->*MemberAt<decltype(&ManagerSlots::MetadataExists)>(
-                       OriginalSlot(abi::ManagerMethod::kMetadataExists)))();
+    return CallOriginal<&ManagerSlots::MetadataExists>(this, abi::ManagerMethod::kMetadataExists);
   }
   const bool exists = MoraineTransaction::Get(metadata.context, *metadata.catalog)
                           .WithRows(metadata.where, false, [](commit::RowTransaction& rows) {
@@ -584,8 +584,7 @@ bool ManagerSlots::MetadataExists() {
 // for a row of a scope it does not know.
 abi::DuckLakeMetadata ManagerSlots::LoadDuckLake() {
   auto original = [&] {
-    return (this->*MemberAt<decltype(&ManagerSlots::LoadDuckLake)>(
-                       OriginalSlot(abi::ManagerMethod::kLoadDuckLake)))();
+    return CallOriginal<&ManagerSlots::LoadDuckLake>(this, abi::ManagerMethod::kLoadDuckLake);
   };
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog) return original();
@@ -613,8 +612,8 @@ uint64_t ManagerSlots::GetNextColumnId(abi::TableIndex table_id) {
   // DuckLake's own answer for a lake it serves alone, and its own error for a
   // table without columns.
   if (!max) {
-    return (this->*MemberAt<decltype(&ManagerSlots::GetNextColumnId)>(
-                       OriginalSlot(abi::ManagerMethod::kGetNextColumnId)))(table_id);
+    return CallOriginal<&ManagerSlots::GetNextColumnId>(this, abi::ManagerMethod::kGetNextColumnId,
+                                                        table_id);
   }
   TheRegistration().native_column_id_reads.fetch_add(1, std::memory_order_relaxed);
   return static_cast<uint64_t>(*max) + 1;
@@ -659,9 +658,9 @@ std::string ManagerSlots::GetInlinedDeletionTableName(abi::TableIndex table_id,
                                                       bool create_if_not_exists) {
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog || create_if_not_exists) {
-    return (this->*MemberAt<decltype(&ManagerSlots::GetInlinedDeletionTableName)>(
-                       OriginalSlot(abi::ManagerMethod::kGetInlinedDeletionTableName)))(
-        table_id, snapshot, create_if_not_exists);
+    return CallOriginal<&ManagerSlots::GetInlinedDeletionTableName>(
+        this, abi::ManagerMethod::kGetInlinedDeletionTableName, table_id, snapshot,
+        create_if_not_exists);
   }
   std::string name = MoraineTransaction::Get(metadata.context, *metadata.catalog)
                          .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
@@ -683,8 +682,8 @@ uint64_t ManagerSlots::GetNetDataFileRowCount(abi::TableIndex table_id,
         deletions.empty() ? std::nullopt : std::optional<std::string_view>(deletions)));
   });
   if (!count || *count < 0) {
-    return (this->*MemberAt<decltype(&ManagerSlots::GetNetDataFileRowCount)>(OriginalSlot(
-                       abi::ManagerMethod::kGetNetDataFileRowCount)))(table_id, snapshot);
+    return CallOriginal<&ManagerSlots::GetNetDataFileRowCount>(
+        this, abi::ManagerMethod::kGetNetDataFileRowCount, table_id, snapshot);
   }
   TheRegistration().native_row_counts.fetch_add(1, std::memory_order_relaxed);
   return static_cast<uint64_t>(*count);
@@ -700,8 +699,8 @@ uint64_t ManagerSlots::GetNetInlinedRowCount(const std::string& inlined_table,
         return rows.LiveInlinedRowCount(inlined_table, static_cast<int64_t>(snapshot.snapshot_id));
       });
   if (!count) {
-    return (this->*MemberAt<decltype(&ManagerSlots::GetNetInlinedRowCount)>(OriginalSlot(
-                       abi::ManagerMethod::kGetNetInlinedRowCount)))(inlined_table, snapshot);
+    return CallOriginal<&ManagerSlots::GetNetInlinedRowCount>(
+        this, abi::ManagerMethod::kGetNetInlinedRowCount, inlined_table, snapshot);
   }
   TheRegistration().native_row_counts.fetch_add(1, std::memory_order_relaxed);
   return static_cast<uint64_t>(*count);
@@ -724,8 +723,8 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::ReadInlinedData(
             });
   }
   if (!result) {
-    return (this->*MemberAt<decltype(&ManagerSlots::ReadInlinedData)>(OriginalSlot(
-                       abi::ManagerMethod::kReadInlinedData)))(snapshot, table, columns);
+    return CallOriginal<&ManagerSlots::ReadInlinedData>(this, abi::ManagerMethod::kReadInlinedData,
+                                                        snapshot, table, columns);
   }
   TheRegistration().native_inlined_reads.fetch_add(1, std::memory_order_relaxed);
   return result;
@@ -751,7 +750,7 @@ void ManagerSlots::FlushChangesServerSide(TransactionMethods& transaction,
   auto run_commit_loop =
       MemberAt<decltype(&TransactionMethods::RunCommitLoop)>(registration.run_commit_loop);
   auto metadata = MetadataConnectionOf(this);
-  if (!metadata.catalog || !metadata.where.commit_turn) {
+  if (!metadata.catalog) {
     (transaction.*run_commit_loop)(transaction_snapshot, changes, retry_config);
     return;
   }
@@ -765,7 +764,7 @@ void ManagerSlots::FlushChangesServerSide(TransactionMethods& transaction,
     in_catalog.retry_backoff = 1.0;
   }
   auto& loop = CommitLoopState::Of(metadata.context);
-  loop.Begin(registration.rebase, metadata.where.commit_turn);
+  loop.Begin(registration.rebase, &metadata.where.store->commit_turn());
   struct EndLoop {
     CommitLoopState& loop;
     ~EndLoop() { loop.End(); }
@@ -787,8 +786,8 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::QueryAtSnapshot(
     abi::DuckLakeSnapshot snapshot, std::string& query) {
   auto& registration = TheRegistration();
   auto original = [&] {
-    return (this->*MemberAt<decltype(&ManagerSlots::QueryAtSnapshot)>(
-                       OriginalSlot(abi::ManagerMethod::kQueryAtSnapshot)))(snapshot, query);
+    return CallOriginal<&ManagerSlots::QueryAtSnapshot>(this, abi::ManagerMethod::kQueryAtSnapshot,
+                                                        snapshot, query);
   };
   // Which of the queries moraine answers this is, if any.
   const auto catalog_query = registration.catalog_queries
@@ -852,8 +851,8 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::ExecuteCommitBatch(
   auto& registration = TheRegistration();
   auto metadata = MetadataConnectionOf(this);
   if (!metadata.catalog) {
-    return (this->*MemberAt<decltype(&ManagerSlots::ExecuteCommitBatch)>(
-                       OriginalSlot(abi::ManagerMethod::kExecute)))(snapshot, batch);
+    return CallOriginal<&ManagerSlots::ExecuteCommitBatch>(this, abi::ManagerMethod::kExecute,
+                                                           snapshot, batch);
   }
   (this->*MemberAt<decltype(&ManagerSlots::SubstituteSnapshotPlaceholders)>(
               registration.substitute_snapshot_placeholders))(snapshot, batch);
@@ -861,7 +860,7 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::ExecuteCommitBatch(
               registration.substitute_catalog_placeholders))(batch);
   auto run_sql = [this](std::string sql) {
     using Query = duckdb::unique_ptr<duckdb::QueryResult> (ManagerSlots::*)(std::string&);
-    return (this->*MemberAt<Query>(OriginalSlot(abi::ManagerMethod::kQuery)))(sql);
+    return CallOriginalAs<Query>(this, abi::ManagerMethod::kQuery, sql);
   };
   if (CommitLoopState::Of(metadata.context).rebase_allowed()) {
     MoraineTransaction::Get(metadata.context, *metadata.catalog)
@@ -1030,28 +1029,14 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
         std::string(build.commit).substr(0, 8) + " for DuckDB " + std::string(build.release);
   }
   if (registration.vtable) status.kept_methods = registration.vtable->kept();
-  status.managers_created = registration.managers_created.load();
-  status.native_snapshot_reads = registration.native_snapshot_reads.load();
-  status.native_stats_reads = registration.native_stats_reads.load();
-  status.native_column_id_reads = registration.native_column_id_reads.load();
-  status.native_attach_reads = registration.native_attach_reads.load();
-  status.native_row_counts = registration.native_row_counts.load();
-  status.native_catalog_reads = registration.native_catalog_reads.load();
-  status.catalog_cache_hits = registration.catalog_cache_hits.load();
-  status.catalog_cache_rereads = registration.catalog_cache_rereads.load();
-  status.catalog_full_reads = registration.catalog_full_reads.load();
+#define MORAINE_LOAD_COUNTER(name, meaning) status.name = registration.name.load();
+  MORAINE_NATIVE_MANAGER_COLUMNS(MORAINE_LOAD_COUNTER, MORAINE_NOT_A_COUNTER, MORAINE_NOT_A_COUNTER)
+#undef MORAINE_LOAD_COUNTER
+#undef MORAINE_NOT_A_COUNTER
   status.in_catalog_retry = registration.in_catalog_retry;
   status.in_catalog_retry_reason = registration.in_catalog_retry_reason;
-  status.in_catalog_commits = registration.in_catalog_commits.load();
-  status.native_conflict_checks = registration.native_conflict_checks.load();
-  status.native_catalog_queries = registration.native_catalog_queries.load();
-  status.native_inlined_table_lookups = registration.native_inlined_table_lookups.load();
-  status.native_inlined_reads = registration.native_inlined_reads.load();
-  status.staged_batch_statements = registration.staged_batch_statements.load();
-  status.sql_batch_statements = registration.sql_batch_statements.load();
   status.rebase = registration.rebase;
   status.rebase_reason = registration.rebase_reason;
-  status.rebased_commits = registration.rebased_commits.load();
   return status;
 }
 

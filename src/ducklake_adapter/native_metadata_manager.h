@@ -50,6 +50,8 @@
 #include <cstdint>
 #include <string>
 
+#include "ducklake_adapter/native_manager_columns.h"
+
 namespace moraine::ducklake_adapter {
 
 class NativeMetadataManager {
@@ -59,43 +61,14 @@ class NativeMetadataManager {
     State state = State::kWaiting;
     std::string reason;  // why not registered (kWaiting, kRefused)
     std::string ducklake_path;
-    // Which known DuckLake build the loaded one is ("<commit> for DuckDB
-    // <release>"), and the manager methods it lacks, whose answers stay
-    // DuckLake's (empty: none).
-    std::string ducklake_build;
-    std::string kept_methods;
-    uint64_t managers_created = 0;
-    uint64_t native_snapshot_reads = 0;
-    uint64_t native_stats_reads = 0;
-    uint64_t native_column_id_reads = 0;
-    // DuckLake's probe and settings load at ATTACH (MetadataExists, LoadDuckLake).
-    uint64_t native_attach_reads = 0;
-    // Row counts DuckLake reads for count(*) (net data-file and inlined rows,
-    // and whether the inlined deletion table exists).
-    uint64_t native_row_counts = 0;
-    uint64_t native_catalog_reads = 0;
-    // Scans of a table's inlined rows (ReadInlinedData) served from the store.
-    uint64_t native_inlined_reads = 0;
-    // How the catalog reads at the head were served (commit/lake/head_catalog_cache.h).
-    uint64_t catalog_cache_hits = 0;
-    uint64_t catalog_cache_rereads = 0;
-    uint64_t catalog_full_reads = 0;
-    // Whether DuckLake hands its commit loops to moraine (see
-    // FlushChangesServerSide above), why not, and how many commits it ran.
-    bool in_catalog_retry = false;
-    std::string in_catalog_retry_reason;
-    uint64_t in_catalog_commits = 0;
-    uint64_t native_conflict_checks = 0;        // DuckLake's re-checks after lost races
-    uint64_t native_catalog_queries = 0;        // catalog queries of DuckLake's commits
-    uint64_t native_inlined_table_lookups = 0;  // newest inlined table, per inlining commit
-    uint64_t staged_batch_statements = 0;       // commit batch statements staged without SQL
-    uint64_t sql_batch_statements = 0;          // commit batch statements left to DuckDB
-    // Whether a commit that lost its race to commits on other tables is
-    // rebased onto the new head (commit/rows/snapshot_rebase.h), why not, and how
-    // many were.
-    bool rebase = false;
-    std::string rebase_reason;
-    uint64_t rebased_commits = 0;
+    // The counters, flags and texts, as native_manager_columns.h lists them.
+#define MORAINE_STATUS_COUNTER(name, meaning) uint64_t name = 0;
+#define MORAINE_STATUS_FLAG(name, meaning) bool name = false;
+#define MORAINE_STATUS_TEXT(name, meaning) std::string name;
+    MORAINE_NATIVE_MANAGER_COLUMNS(MORAINE_STATUS_COUNTER, MORAINE_STATUS_FLAG, MORAINE_STATUS_TEXT)
+#undef MORAINE_STATUS_COUNTER
+#undef MORAINE_STATUS_FLAG
+#undef MORAINE_STATUS_TEXT
   };
 
   // Registers the factory if DuckLake is loaded and not registered yet. A

@@ -55,8 +55,7 @@ TEST_F(EtcdDuckLakeTest, AOneRowInsertCommitIsFewRoundTrips) {
     session.Run("INSERT INTO lake.t VALUES (" + std::to_string(i) + ", 'x')");
   // The session's handle: the registry shares one per location.
   auto shared = commit::StoreRegistry::Instance().Open(Location(), /*read_only=*/false);
-  auto& etcd = dynamic_cast<store::EtcdStore&>(
-      dynamic_cast<commit::CatalogCachingStore&>(*shared).wrapped());
+  auto& etcd = dynamic_cast<store::EtcdStore&>(shared->wrapped());
   const auto before = etcd.rpc_counts();
   constexpr int kCommits = 10;
   for (int i = 0; i < kCommits; ++i)

@@ -5,6 +5,16 @@
 // with the same paths, orders and refusals. moraine's native metadata
 // manager hands it to DuckLake instead of running DuckLake's six queries.
 //
+// Why a second model beside catalog::CatalogState (catalog/catalog_state.h),
+// which also answers "what is live at snapshot n": CatalogState is the verb
+// path's model to change, typed records by id in persistent maps that a
+// transaction stages on and that check each change (name collisions, RFC
+// 0012's column transitions), data files included. This is DuckLake's load
+// result, to hand over as is: types, defaults and paths as the text DuckLake
+// parses, its orders and refusals, inlined data tables, no data files. Each
+// is read from the same rows by the same row mapping; converting one into the
+// other would cost every native attach or every verb what it does not need.
+//
 // Thread-safety: ReadLakeCatalog uses the RowTransaction it is given, which
 // the caller serializes (as every RowTransaction use).
 #pragma once

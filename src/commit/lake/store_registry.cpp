@@ -24,8 +24,9 @@ std::string Canonical(const std::string& location) {
   return std::filesystem::weakly_canonical(std::filesystem::absolute(location)).string();
 }
 
-std::shared_ptr<store::KvStore> Opened(const std::string& location, bool read_only, bool create,
-                                       const std::optional<store::EtcdSecurity>& security) {
+std::shared_ptr<CatalogCachingStore> Opened(const std::string& location, bool read_only,
+                                            bool create,
+                                            const std::optional<store::EtcdSecurity>& security) {
   try {
     return std::make_shared<CatalogCachingStore>(store::OpenKvStore({.location = location,
                                                                      .read_only = read_only,
@@ -44,7 +45,7 @@ StoreRegistry& StoreRegistry::Instance() {
   return *registry;
 }
 
-std::shared_ptr<store::KvStore> StoreRegistry::Open(
+std::shared_ptr<CatalogCachingStore> StoreRegistry::Open(
     const std::string& path, bool read_only, bool create,
     const std::optional<store::EtcdSecurity>& etcd_security) {
   const auto location = Canonical(path);

@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 
+#include "commit/lake/catalog_caching_store.h"
 #include "store/kv_store.h"
 
 namespace moraine::commit {
@@ -38,14 +39,14 @@ class StoreRegistry {
   // created; when not, an absent one is nullptr. Throws
   // store::InvalidArgumentError for an empty location, and what
   // store::OpenKvStore throws. `etcd_security`: as KvOptions's.
-  std::shared_ptr<store::KvStore> Open(
+  std::shared_ptr<CatalogCachingStore> Open(
       const std::string& location, bool read_only, bool create = true,
       const std::optional<store::EtcdSecurity>& etcd_security = std::nullopt);
 
  private:
   struct Handles {
-    std::weak_ptr<store::KvStore> read_write;
-    std::weak_ptr<store::KvStore> read_only;
+    std::weak_ptr<CatalogCachingStore> read_write;
+    std::weak_ptr<CatalogCachingStore> read_only;
   };
 
   std::mutex mutex_;

@@ -5,16 +5,15 @@
 
 namespace moraine::commit {
 
-catalog::CatalogVersion ServedCatalogVersion(std::shared_ptr<store::KvStore> store) {
-  auto rows = BeginRowTransaction(std::move(store));
+catalog::CatalogVersion ServedCatalogVersion(const CommitStore& store) {
+  auto rows = BeginRowTransaction(store);
   const auto recorded = rows->RecordedCatalogVersion();
   rows->Rollback();
   return catalog::ParseCatalogVersion(recorded).value_or(catalog::kNewestCatalogVersion);
 }
 
-CatalogVersionRaise RaiseCatalogVersion(std::shared_ptr<store::KvStore> store,
-                                        const RaiseOptions& options) {
-  auto rows = BeginRowTransaction(std::move(store));
+CatalogVersionRaise RaiseCatalogVersion(const CommitStore& store, const RaiseOptions& options) {
+  auto rows = BeginRowTransaction(store);
   if (!rows->FindTable("ducklake_metadata")) {
     throw store::InvalidArgumentError(
         "the store holds no DuckLake catalog yet; attach it with DuckLake first");

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "catalog/catalog_version.h"
+#include "commit/lake/commit_store.h"
 #include "store/kv_store.h"
 
 namespace moraine::commit {
@@ -17,7 +18,7 @@ namespace moraine::commit {
 // doing; it is served the newest shape known here rather than refused,
 // because a catalog version never refuses an attach (DuckLake runs its own
 // version check on the row).
-catalog::CatalogVersion ServedCatalogVersion(std::shared_ptr<store::KvStore> store);
+catalog::CatalogVersion ServedCatalogVersion(const CommitStore& store);
 
 struct CatalogVersionRaise {
   std::string from;  // the version the store reports before the raise
@@ -40,7 +41,6 @@ struct RaiseOptions {
 //  - a recorded label this build cannot order is refused
 //    (store::UnsupportedVersionError), never lowered;
 //  - a store that holds no catalog yet: store::InvalidArgumentError.
-CatalogVersionRaise RaiseCatalogVersion(std::shared_ptr<store::KvStore> store,
-                                        const RaiseOptions& options);
+CatalogVersionRaise RaiseCatalogVersion(const CommitStore& store, const RaiseOptions& options);
 
 }  // namespace moraine::commit

@@ -71,10 +71,11 @@ class StoreRowTransaction final : public RowTransaction {
  public:
   // Reads what `store` has made durable; `for_commit`: everything that landed
   // (a rebase, which lands after it, building on the newest head).
-  StoreRowTransaction(std::shared_ptr<store::KvStore> store, catalog::CatalogVersion shape,
+  StoreRowTransaction(const CommitStore& store, catalog::CatalogVersion shape,
                       bool for_commit = false)
-      : store_(std::move(store)),
-        caching_store_(dynamic_cast<CatalogCachingStore*>(store_.get())),
+      : commit_store_(store),
+        store_(commit_store_.store()),
+        caching_store_(commit_store_.caching()),
         shape_(shape),
         view_(for_commit ? store_->GetSnapshotForCommit() : store_->GetSnapshot()),
         head_value_(view_.Get(HeadKey())),
@@ -329,7 +330,7 @@ class StoreRowTransaction final : public RowTransaction {
     const auto rebasable = base ? DataCommitOf(writes_, *base, shape_) : std::nullopt;
     if (!rebasable) throw store::ConflictError(kLostRace);
     for (int attempt = 0; attempt < kRebaseAttempts; ++attempt) {
-      StoreRowTransaction onto(store_, shape_, /*for_commit=*/true);
+      StoreRowTransaction onto(commit_store_, shape_, /*for_commit=*/true);
       const auto head = onto.LatestSnapshot();
       if (!head ||
           !HeadAdmitsRebase(*rebasable, *base, head_.batch_count(), *head, onto.head_.batch_count(),
@@ -550,8 +551,9 @@ class StoreRowTransaction final : public RowTransaction {
     return targets_[handle];
   }
 
-  std::shared_ptr<store::KvStore> store_;
-  CatalogCachingStore* caching_store_;  // null: a store no registry wrapped
+  const CommitStore commit_store_;
+  const std::shared_ptr<store::KvStore>& store_;  // commit_store_'s
+  CatalogCachingStore* caching_store_;            // commit_store_'s; null: no registry wrapped it
   catalog::CatalogVersion shape_;
   StagedView view_;
   std::optional<std::string> head_value_;  // nullopt: DuckLake has not initialized the store
@@ -573,9 +575,9 @@ class StoreRowTransaction final : public RowTransaction {
 
 }  // namespace
 
-std::unique_ptr<RowTransaction> BeginRowTransaction(std::shared_ptr<store::KvStore> store,
+std::unique_ptr<RowTransaction> BeginRowTransaction(const CommitStore& store,
                                                     catalog::CatalogVersion shape) {
-  return std::make_unique<StoreRowTransaction>(std::move(store), shape);
+  return std::make_unique<StoreRowTransaction>(store, shape);
 }
 
 }  // namespace moraine::commit

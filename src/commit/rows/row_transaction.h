@@ -32,6 +32,7 @@
 
 #include "catalog/catalog_version.h"
 #include "catalog/row.h"
+#include "commit/lake/commit_store.h"
 #include "commit/rows/inlined_row_batch.h"
 #include "store/kv_store.h"
 
@@ -277,7 +278,6 @@ class RowTransaction {
 // Begins a transaction on `store` at its current head, serving the fixed
 // tables in the shape of catalog version `shape` (chosen once per attach).
 std::unique_ptr<RowTransaction> BeginRowTransaction(
-    std::shared_ptr<store::KvStore> store,
-    catalog::CatalogVersion shape = catalog::CatalogVersion::kV1_0);
+    const CommitStore& store, catalog::CatalogVersion shape = catalog::CatalogVersion::kV1_0);
 
 }  // namespace moraine::commit
