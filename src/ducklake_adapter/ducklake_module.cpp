@@ -95,49 +95,59 @@ std::optional<size_t> DuckLakeModule::SlotOf(ducklake_abi::ManagerMethod method)
 
 void* DuckLakeModule::Symbol(const char* name) const { return dlsym(handle_, name); }
 
-std::string DuckLakeModule::CheckCodeBytes(const char* name, const unsigned char* code,
-                                           size_t size) const {
+std::span<const unsigned char> DuckLakeModule::FunctionCode(const char* name,
+                                                            std::string* why) const {
   const void* function = dlsym(handle_, name);
-  if (!function) return "DuckLake does not export " + std::string(name);
-  // The symbol's size first: reading `size` bytes of a shorter function
-  // would compare whatever follows it.
+  if (!function) {
+    *why = "DuckLake does not export " + std::string(name);
+    return {};
+  }
   Dl_info info;
   void* symbol_entry = nullptr;
   if (!dladdr1(function, &info, &symbol_entry, RTLD_DL_SYMENT) || !symbol_entry) {
-    return std::string(name) + " has no symbol entry";
+    *why = std::string(name) + " has no symbol entry";
+    return {};
   }
   const auto* entry = static_cast<const ElfW(Sym)*>(symbol_entry);
-  if (entry->st_size != size) {
-    return std::string(name) + " is " + std::to_string(entry->st_size) + " bytes of code, not " +
+  return {static_cast<const unsigned char*>(function), entry->st_size};
+}
+
+std::string DuckLakeModule::CheckCodeBytes(const char* name, const unsigned char* code,
+                                           size_t size) const {
+  std::string why;
+  const auto function = FunctionCode(name, &why);
+  if (function.empty()) return why;
+  // The symbol's size first: reading `size` bytes of a shorter function
+  // would compare whatever follows it.
+  if (function.size() != size) {
+    return std::string(name) + " is " + std::to_string(function.size()) + " bytes of code, not " +
            std::to_string(size);
   }
-  if (std::memcmp(function, code, size) != 0) {
+  if (std::memcmp(function.data(), code, size) != 0) {
     return std::string(name) + " is not the code the declared offsets were read from";
   }
   return "";
 }
 
-std::string DuckLakeModule::CheckLastCommittedSnapshot(const BindCode& bind_code) const {
-  namespace abi = ducklake_abi;
-  const char* constructor = abi::kLastCommittedSnapshotFunctionSymbol;
-  if (auto differs = CheckCode(constructor, abi::kLastCommittedSnapshotFunctionCode);
-      !differs.empty()) {
-    return differs;
+std::string DuckLakeModule::CheckLastCommittedSnapshot(
+    const LastCommittedSnapshotPlace& place) const {
+  std::string why;
+  const auto constructor = FunctionCode(ducklake_abi::kLastCommittedSnapshotFunctionSymbol, &why);
+  if (constructor.empty()) return why;
+  const auto candidates = RdxLeaTargets(constructor);
+  if (candidates.empty()) {
+    return "DuckLakeLastCommittedSnapshotFunction's constructor names no bind in %rdx";
   }
-  // The bind's address, from the constructor's `lea disp32(%rip),%rdx`: the
-  // displacement counts from the end of the seven-byte instruction.
-  const auto* code = static_cast<const unsigned char*>(dlsym(handle_, constructor));
-  const unsigned char* lea = code + abi::kLastCommittedBindLeaOffset;
-  int32_t displacement = 0;
-  std::memcpy(&displacement, lea + 3, sizeof(displacement));
-  const unsigned char* bind = lea + 7 + displacement;
-  // The bind is a local function (no symbol to size it by); the constructor
-  // being byte for byte the pinned one places it, and its code up to the
-  // field's read is within it.
-  if (std::memcmp(bind, bind_code.data(), bind_code.size()) != 0) {
-    return "DuckLakeLastCommittedSnapshotBind is not the code the declared offsets were read from";
+  // The bind is a local function, with no symbol to size it by: the window
+  // reaches past the reads in every build seen (they are within its first
+  // 0x120 bytes), and stays inside DuckLake's text, which goes on far beyond
+  // any one table function.
+  constexpr size_t kBindWindow = 512;
+  for (const unsigned char* bind : candidates) {
+    why = CheckLastCommittedSnapshotRead({bind, kBindWindow}, place);
+    if (why.empty()) return "";
   }
-  return "";
+  return why;
 }
 
 std::string DuckLakeModule::CheckSlots(void* handle, const void* vtable,

@@ -22,6 +22,7 @@
 
 #include "ducklake_adapter/ducklake_build_abi.h"
 #include "ducklake_adapter/ducklake_manager_abi.h"
+#include "ducklake_adapter/last_committed_snapshot_read.h"
 
 namespace moraine::ducklake_adapter {
 
@@ -52,13 +53,14 @@ class DuckLakeModule {
     return CheckCodeBytes(name, code.data(), N);
   }
 
-  // Whether DuckLake's last committed snapshot id lives where
-  // ducklake_manager_abi.h says: the constructor of its table function is the
-  // declared code, and the bind it names starts with `bind_code` (the code
-  // the offsets were read from). Returns "" when so, otherwise what differs.
-  using BindCode = decltype(ducklake_abi::kLastCommittedSnapshotBindCode);
+  // Whether DuckLake's last committed snapshot id lives at `place`: a
+  // function the constructor of ducklake_last_committed_snapshot() names in
+  // %rdx reads it there (last_committed_snapshot_read.h). Returns "" when so,
+  // otherwise what differs.
   std::string CheckLastCommittedSnapshot(
-      const BindCode& bind_code = ducklake_abi::kLastCommittedSnapshotBindCode) const;
+      const LastCommittedSnapshotPlace& place = {
+          ducklake_abi::kTransactionCatalogOffset, ducklake_abi::kCatalogCommitLockOffset,
+          ducklake_abi::kCatalogLastCommittedSnapshotOffset}) const;
 
   const std::string& path() const { return path_; }
   void* handle() const { return handle_; }
@@ -73,6 +75,9 @@ class DuckLakeModule {
  private:
   DuckLakeModule() = default;
   std::string CheckCodeBytes(const char* name, const unsigned char* code, size_t size) const;
+  // The code of the exported function `name`, as long as its symbol says;
+  // empty with `why` set when it is not exported or has no size.
+  std::span<const unsigned char> FunctionCode(const char* name, std::string* why) const;
 
   std::string path_;
   void* handle_ = nullptr;

@@ -8,6 +8,11 @@ mode prints it (NULL as NULL, a field with a comma or a quote in quotes), so
 that the two front ends can be compared line by line. The first error stops
 the script: it is printed as `<exception class>: <message>` and the exit
 status is 1.
+
+A statement whose first line is `-- connection: NAME` runs on the connection
+of that name, a second connection to the same database (`cursor()`) made on
+first use; `-- connection: main` is the first. Other front ends read the line
+as a comment, so a script that uses it is for Python only.
 """
 
 import sys
@@ -39,8 +44,14 @@ def main():
     with open(sys.argv[1], encoding="utf-8") as script:
         text = script.read()
     # The README's line for Python: unsigned extensions are allowed at start-up.
-    connection = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+    main_connection = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+    connections = {"main": main_connection}
     for sql in statements(text):
+        first = sql.lstrip().splitlines()[0]
+        name = first[len("-- connection:"):].strip() if first.startswith("-- connection:") else "main"
+        if name not in connections:
+            connections[name] = main_connection.cursor()
+        connection = connections[name]
         try:
             # Like the CLI, print what queries return, not the counts of DML.
             query = duckdb.extract_statements(sql)[0].type == duckdb.StatementType.SELECT

@@ -151,6 +151,54 @@ TEST_F(StockDuckDBSession, TheNativeMetadataManagerAnswersInEveryStockFrontEnd) 
   }
 }
 
+// A commit that lost its race to a commit on another table is moved onto the
+// new head in the store (commit/rows/snapshot_rebase.h) in the stock Python
+// package, with DuckLake's own binary of this release: the lake then holds at
+// every snapshot what DuckLake's own retry leaves (the same script with the
+// native manager off).
+TEST_F(StockDuckDBSession, ACommitThatLostToAnotherTableIsRebasedInTheStockPython) {
+  auto lost_race = [&](const std::string& name, const std::string& options) {
+    const std::string lake = dir_.path("race-" + name);
+    const std::string script =
+        test::Prelude(dir_.path("extensions-race-" + name), MoraineFrom::kRepository,
+                      MORAINE_EXTENSION_REPOSITORY) +
+        "ATTACH 'ducklake:moraine:" + lake + "/lake.moraine' AS lake (DATA_PATH '" + lake +
+        "/files/'" + options +
+        ");\n"
+        "CREATE TABLE lake.t (i INTEGER);\n"
+        "CREATE TABLE lake.u (i INTEGER);\n"
+        "INSERT INTO lake.t VALUES (1);\n"
+        "BEGIN;\n"
+        "INSERT INTO lake.t VALUES (7);\n"
+        "-- connection: other\n"
+        "INSERT INTO lake.u VALUES (11);\n"
+        "COMMIT;\n"
+        "SELECT rebase::INTEGER AS rebase, rebased_commits FROM moraine_native_manager();\n"
+        "FROM lake.last_committed_snapshot();\n"
+        "SELECT snapshot_id, changes FROM lake.snapshots() ORDER BY snapshot_id;\n"
+        "SELECT 4, count(*), sum(i) FROM lake.t AT (VERSION => 4) UNION ALL "
+        "SELECT 5, count(*), sum(i) FROM lake.t AT (VERSION => 5) UNION ALL "
+        "SELECT 5, count(*), sum(i) FROM lake.u AT (VERSION => 5) ORDER BY ALL;\n";
+    auto result = test::RunStock(FrontEnd::kPython, script, dir_.path("race-" + name + ".sql"));
+    EXPECT_EQ(result.exit_code, 0) << name << ":\n" << result.output;
+    return result.output;
+  };
+  const std::string native = lost_race("on", "");
+  const std::string sql = lost_race("off", ", META_NATIVE_MANAGER false");
+  const std::string counters = "rebase,rebased_commits\n";
+  ASSERT_NE(native.find(counters + "1,1\n"), std::string::npos) << native;
+  // The rebase is possible in the process either way; the off run's commit
+  // was DuckLake's own retry.
+  ASSERT_NE(sql.find(counters + "1,0\n"), std::string::npos) << sql;
+  const auto after_counters = [&](const std::string& output) {
+    return output.substr(output.find('\n', output.find(counters) + counters.size()));
+  };
+  EXPECT_EQ(after_counters(native), after_counters(sql));
+  // The other connection's insert landed at 4, the rebased one at 5.
+  EXPECT_NE(native.find("\n4,1,1\n"), std::string::npos) << native;
+  EXPECT_NE(native.find("\n5,2,8\n"), std::string::npos) << native;
+}
+
 // make run: scripts/tour.sql in the stock CLI, from a directory that holds
 // the local repository, as the Makefile runs it from the build directory.
 TEST_F(StockDuckDBSession, TheTourRunsInTheStockCli) {
