@@ -4,6 +4,11 @@
 // stage its changes on it, and become the next head without copying the lake.
 // DuckLake's own load is served by commit::LakeCatalog instead
 // (commit/lake/lake_catalog.h says why there are two).
+//
+// Thread-safety: a value type. Const members of one state may run on any
+// threads at once; an edit needs the state to itself. Copies share only
+// immutable nodes (persistent_map.h), so each copy may be edited on a thread of
+// its own.
 #pragma once
 
 #include <functional>

@@ -2,6 +2,9 @@
 // Nested types carry DuckLake's marker as their type ("struct", "list", "map")
 // and their fields as children: a list has one child named "element", a map
 // two named "key" and "value" (RFC 0012, "Nested types").
+//
+// Thread-safety: a value type: concurrent const reads are safe; a write needs
+// the instance to itself.
 #pragma once
 
 #include <optional>

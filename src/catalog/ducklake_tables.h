@@ -7,6 +7,10 @@
 // table shapes of its own. Ground truth is DuckLake's metadata manager at the
 // pinned commit d8a1881e (src/storage/ducklake_metadata_manager.cpp); the e2e
 // differential test compares this description with a stock DuckLake catalog.
+//
+// Thread-safety: the table descriptions are immutable statics, built on first
+// use (a thread-safe initialization): any thread may read them. The structs are
+// value types.
 #pragma once
 
 #include <cstdint>

@@ -6,6 +6,11 @@
 // std::map that copy costs O(table width + file count); with this map it costs
 // a pointer, so a commit's cost follows the columns it touches, not the table's
 // width or the lake's history (RFC 0012's O(columns-touched) goal).
+//
+// Thread-safety: as a standard container: const members may run on one map from
+// any threads at once, an edit needs the map to itself. Copies share only
+// immutable nodes, counted by shared_ptr (atomically), so copies may be read
+// and edited on different threads at once.
 #pragma once
 
 #include <cstdint>

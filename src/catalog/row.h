@@ -1,4 +1,7 @@
 // A row of a DuckLake catalog table as the staged-row path carries it.
+//
+// Thread-safety: value types: concurrent const reads are safe; a write needs
+// the value to itself.
 #pragma once
 
 #include <cstdint>

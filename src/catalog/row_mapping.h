@@ -15,6 +15,10 @@
 //     them in the order a record per row would, and one is found by search;
 //   - one of the two rows merged in a snapshot record (ducklake_snapshot and
 //     ducklake_snapshot_changes).
+//
+// Thread-safety: a RowMapping is immutable after construction (every member but
+// the constructor is const), so the mappings RowMappings returns, built once on
+// first use, may be used from any thread.
 #pragma once
 
 #include <google/protobuf/message.h>

@@ -1,4 +1,7 @@
 // Line editing and history for the interactive shell (libedit, BSD licensed).
+//
+// Thread-safety: not thread-safe: libedit's history is process-wide, so one
+// reader per process, used by one thread (the shell's).
 #pragma once
 
 #include <string>

@@ -1,5 +1,8 @@
 // A one-line progress display on standard error for long store scans, shown
 // only when standard error is a terminal (never in pipes, logs or tests).
+//
+// Thread-safety: not thread-safe; one line per scan, updated by the thread
+// running the scan (standard error is the process's: one line at a time).
 #pragma once
 
 #include <cstdint>

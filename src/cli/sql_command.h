@@ -1,4 +1,7 @@
 // `moraine sql`: a DuckDB session with moraine registered and DuckLake loaded.
+//
+// Thread-safety: SqlOptions is plain data; RunSql is a whole `moraine sql` run,
+// for the CLI's main thread (it owns standard input and the terminal).
 #pragma once
 
 #include <string>

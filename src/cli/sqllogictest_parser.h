@@ -9,6 +9,9 @@
 // `halt` are resolved here: what they exclude never reaches the records. Statement and query text
 // runs until a blank line, a comment line or `----`; expected results run from `----` to the next
 // blank line.
+//
+// Thread-safety: plain data, and functions of their arguments (NewUuid keeps a
+// generator per thread): safe from any thread.
 #pragma once
 
 #include <cstdint>

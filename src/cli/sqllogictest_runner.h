@@ -17,6 +17,10 @@
 //   a connection of its own (one nested in another runs its iterations in turn);
 // - hash results (`N values hashing to X`) and query labels are checked with
 //   MD5 as DuckDB does.
+//
+// Thread-safety: SqllogictestOptions is plain data; RunSqllogictest is a whole
+// CLI run (it prints to standard output) and starts the threads of concurrent
+// loops itself.
 #pragma once
 
 #include <string>

@@ -1,6 +1,10 @@
 // The store tools on the command line: `moraine inspect|verify|schema|lineage|log
 // PATH ...`. Each opens the store read-only (safe beside a live writer), reads
 // one consistent snapshot and prints tables as `moraine sql` does.
+//
+// Thread-safety: StoreToolOptions is plain data. Each Run* opens a read-only
+// handle of its own and writes to `out` (RunVerify also to standard error when
+// it is a terminal), so runs share nothing but what they are given.
 #pragma once
 
 #include <cstdint>

@@ -15,6 +15,9 @@
 // format writes and so keeps across releases. The first two decode with one
 // copy into a vector, which is what makes a scan of inlined rows cost what a
 // scan of a DuckDB table does.
+//
+// Thread-safety: ColumnCodec is a value type; the functions are functions of
+// their arguments (the vector written is the caller's).
 #pragma once
 
 #include <string>

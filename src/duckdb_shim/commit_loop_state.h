@@ -9,9 +9,10 @@
 //   - the process's commit turn, taken at the loop's first retry and held
 //     until the loop ends, so that a retry loses only to other processes.
 //
-// Thread-safety: written by the thread running the commit loop only. The
-// loop's COMMIT statements may run on a DuckDB worker thread, which reads it
-// (holds_turn, RecordRebase) while the loop's thread waits for that COMMIT.
+// Thread-safety: not synchronized: one thread at a time. The loop's thread
+// runs Begin, TakeTurnForRetries and End; the loop's COMMIT statements may run
+// on a DuckDB worker thread, which reads the state and calls RecordRebase
+// while the loop's thread waits for that COMMIT (the wait orders the two).
 #pragma once
 
 #include <mutex>

@@ -14,6 +14,10 @@
 // How: once DuckLake is loaded, moraine wraps the attach function of
 // DuckLake's storage extension (DuckDB's public StorageExtension) with one
 // that adds the option in exactly that case.
+//
+// Thread-safety: DuckLake's own attach function is kept in one process-wide
+// atomic, so databases may be set up on several threads at once; call it while
+// a database is set up.
 #pragma once
 
 namespace duckdb {

@@ -14,6 +14,10 @@
 // the secret whose scope matches longest; with none, the store layer falls
 // back to the MORAINE_ETCD_* environment. PASSWORD is redacted wherever DuckDB
 // shows a secret (duckdb_secrets()).
+//
+// Thread-safety: RegisterEtcdSecretType writes `config`: once per database, as
+// it is set up. LookupEtcdSecurity may run on any thread (DuckDB's secret
+// manager is thread-safe).
 #pragma once
 
 #include <optional>

@@ -4,7 +4,12 @@
 // catalog nested in the store, store/nested_catalog_location.h), whose
 // tables are whatever that schema's RowTransaction says exists (DuckLake's
 // 28 fixed tables and the inlined data/delete families). Table entries are
-// thin views of a commit::TableSpec; rows are never held here. Thread-safe.
+// thin views of a commit::TableSpec; rows are never held here.
+//
+// Thread-safety: thread-safe; DuckDB calls a catalog from any client thread.
+// schemas_mutex_ guards schemas_, retired_schemas_ and nested_ (it is not held
+// while a nested store opens); native_manager_ is set once, at attach, before
+// the catalog is shared.
 #pragma once
 
 #include <functional>

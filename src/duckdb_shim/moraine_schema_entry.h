@@ -1,7 +1,10 @@
 // A schema of a moraine catalog, served by one store (catalog_store.h): its
 // tables are whatever that store's RowTransaction says exists (DuckLake's
 // fixed tables and the inlined data/delete families). Table entries are cached per shape and never
-// freed before the catalog. Thread-safe: DuckDB looks entries up from any thread.
+// freed before the catalog.
+//
+// Thread-safety: thread-safe, since DuckDB looks entries up from any thread:
+// mutex_ guards entries_, and rows are read under the transaction's lock.
 #pragma once
 
 #include <functional>

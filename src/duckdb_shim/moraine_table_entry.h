@@ -1,7 +1,9 @@
 // A table of a moraine catalog as DuckDB sees it: a thin view of one
 // commit::TableSpec with the codec of each column. Rows are never held here;
 // scans read them through the transaction's RowTransaction (moraine_scan.cpp
-// holds GetScanFunction). Immutable once built, so shared across threads.
+// holds GetScanFunction).
+//
+// Thread-safety: immutable once built, so any thread may use it.
 #pragma once
 
 #include <vector>

@@ -8,7 +8,9 @@
 // writes two in one transaction, and the stores of two schemas share no
 // atomic batch. A commit that would write two is refused and lands nothing.
 //
-// Thread-safe: every use of a row transaction holds the transaction's lock.
+// Thread-safety: thread-safe. DuckDB may run two scans of one transaction on
+// different threads, so every use of a row transaction (WithRows, wrote,
+// Commit, Rollback) holds mutex_.
 #pragma once
 
 #include <memory>

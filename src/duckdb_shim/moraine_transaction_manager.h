@@ -1,6 +1,8 @@
 // The transaction manager of a moraine catalog: starts a MoraineTransaction
 // per DuckDB transaction and owns it until DuckDB commits or rolls it back.
-// Thread-safe: DuckDB starts and ends transactions from any client thread.
+// Thread-safety: thread-safe, as DuckDB starts and ends transactions from any
+// client thread: mutex_ guards transactions_ and first_; first_ended_ is
+// atomic, so FirstTransactionEnded takes no lock.
 #pragma once
 
 #include <atomic>

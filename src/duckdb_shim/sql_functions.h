@@ -1,4 +1,8 @@
 // moraine's SQL functions, registered in every database moraine is set up in.
+//
+// Thread-safety: registration writes the database's catalog: once per database,
+// as it is set up. The functions then run on any thread, each on stores it
+// opens or a lake's thread-safe handle.
 #pragma once
 
 namespace duckdb {

@@ -1,5 +1,9 @@
 // The moraine StorageExtension: how DuckDB reaches a moraine catalog through
 // `ATTACH '<path>' (TYPE moraine)` and DuckLake's `ducklake:moraine:<path>`.
+//
+// Thread-safety: registration writes `config`, so it runs once per database as
+// the database is set up (see below); the extension then serves ATTACHes from
+// any thread.
 #pragma once
 
 namespace duckdb {

@@ -1,5 +1,9 @@
 // A DuckDB database with moraine registered and the pinned DuckLake loaded:
 // the environment every moraine session, test and tool runs in.
+//
+// Thread-safety: HostOptions is plain data. Once a Host is built, any thread
+// may call Connect and database() (a DuckDB database takes connections from any
+// thread); a connection is used by one thread at a time.
 #pragma once
 
 #include <memory>

@@ -2,6 +2,9 @@
 
 // Typed errors for every layer of moraine. Callers catch by type (or switch on
 // code()) so that, e.g., a conflict can be retried while corruption is fatal.
+//
+// Thread-safety: an error is immutable after construction: any thread may read
+// one.
 
 #include <stdexcept>
 #include <string>

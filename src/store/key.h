@@ -8,6 +8,9 @@
 // make every shorter key path a byte prefix of all keys beneath it, which is
 // what key_range.h builds scan bounds from. History keys are the current key's
 // components followed by the version's end_snapshot.
+//
+// Thread-safety: a value type: concurrent const reads are safe; a write needs
+// the instance to itself.
 
 #include <array>
 #include <compare>

@@ -7,6 +7,9 @@
 // explicitly (never derived from declaration order) and pinned by golden
 // vectors in tests/unit/store_key_golden_test.cpp. Never renumber; retire a
 // value by leaving a gap.
+//
+// Thread-safety: constants, and functions of their arguments: safe from any
+// thread.
 
 #include <array>
 #include <cstdint>

@@ -4,6 +4,9 @@
 // encoding of a shorter key path (subspace, kind, leading components) is a
 // byte prefix of every key beneath it, so [prefix, successor(prefix)) is
 // exactly that subtree.
+//
+// Thread-safety: KeyRange is a value type; the functions are functions of their
+// arguments.
 
 #include <cstdint>
 #include <initializer_list>

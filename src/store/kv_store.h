@@ -5,7 +5,7 @@
 // point reads and ascending range scans over a consistent snapshot, atomic
 // batches, and one compare-and-write on the head pointer.
 //
-// Thread-safety, for every backend: a KvStore may be used by any number of
+// Thread-safety: for every backend, a KvStore may be used by any number of
 // threads at once (one handle is shared by every attach of a location in a
 // process, commit/lake/store_registry.h); a KvSnapshot's reads may run on several
 // threads at once; a KvIterator belongs to one thread.

@@ -11,8 +11,8 @@
 // (etcd refuses a transaction that names one key twice). ops() and size()
 // count every operation, repeats included.
 //
-// Not thread-safe: like any value type, build it on one thread (or guard it);
-// once built it may be read from several threads.
+// Thread-safety: a value type: build it on one thread (or guard it); once
+// built it may be read from several threads.
 
 #include <string>
 #include <string_view>

@@ -2,6 +2,9 @@
 // version of one field (RFC 0012: a column is its eternal field id; each
 // change ends a version into history and starts the next), and the data files
 // whose Parquet carries that field id.
+//
+// Thread-safety: plain data; TraceColumn reads only `snapshot` (whose reads may
+// run concurrently), so any thread may call it.
 #pragma once
 
 #include <optional>

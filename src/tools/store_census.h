@@ -1,6 +1,9 @@
 // `moraine inspect`: what a store is and where its space goes. A summary
 // (store format, catalog version, head, snapshots) and a census of keys and
 // bytes per subspace and kind, read at one consistent snapshot.
+//
+// Thread-safety: plain data; TakeCensus reads only `snapshot` (whose reads may
+// run concurrently), so any thread may call it.
 #pragma once
 
 #include "store/kv_store.h"

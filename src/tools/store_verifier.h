@@ -26,6 +26,10 @@
 //     inlined rows belong to a created table;
 //   - the store format and catalog version records are present and agree.
 // Read-only; the caller passes a snapshot of a store opened read-only.
+//
+// Thread-safety: plain data; VerifyStore reads only `snapshot` (whose reads may
+// run concurrently) and calls `progress` on the calling thread, so any thread
+// may call it.
 #pragma once
 
 #include <cstdint>
@@ -55,8 +59,7 @@ struct VerifyReport {
 using VerifyProgress = std::function<void(uint64_t keys_scanned, uint8_t subspace)>;
 
 // Checks every invariant over `snapshot`. Never throws for a damaged store:
-// damage is a violation. Thread-safety: reads only `snapshot`, which KvSnapshot
-// allows from any one thread.
+// damage is a violation.
 VerifyReport VerifyStore(const store::KvSnapshot& snapshot, const VerifyProgress& progress = {});
 
 // (invariant, key, problem) rows: one per violation.

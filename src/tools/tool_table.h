@@ -1,6 +1,9 @@
 // A small, typed result table: what every store tool returns, so the host
 // can print it (box, CSV, JSON) and the DuckDB shim can serve it as a table
-// function without either knowing which tool made it. A plain value type.
+// function without either knowing which tool made it.
+//
+// Thread-safety: a value type: concurrent const reads are safe; a write needs
+// the table to itself.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,7 @@
-// Fresh, private temporary directories. Thread-safe (mkdtemp picks a unique
-// name atomically).
+// Fresh, private temporary directories.
+//
+// Thread-safety: CreateTempDir may be called from any thread (mkdtemp picks a
+// unique name atomically); a TempDir does not change until it is destroyed.
 #pragma once
 
 #include <filesystem>

@@ -13,8 +13,12 @@
 // An etcd location opened with other credentials is another handle: one user's
 // handle is never lent to another.
 //
-// Thread-safe. Handles are held weakly: a store closes when its last user
-// drops it, and the next Open opens it again.
+// Handles are held weakly: a store closes when its last user drops it, and
+// the next Open opens it again.
+//
+// Thread-safety: Open may be called from any thread; mutex_ guards handles_
+// (and is held while a store opens, so opens are serialized). A handle is as
+// thread-safe as its store (kv_store.h: any number of threads at once).
 #pragma once
 
 #include <map>

@@ -1,6 +1,10 @@
 // Moving a store along the DuckLake catalog version axis (RFC 0012): reading
 // the shape a store is served in, and the deliberate one-way raise to the
 // newest shape this build serves.
+//
+// Thread-safety: plain data, and functions that share only `store`
+// (thread-safe): concurrent raises race on the head like any commit, and the
+// loser throws store::ConflictError.
 #pragma once
 
 #include <memory>

@@ -4,6 +4,9 @@
 // so a scan reads one record per commit. The rows ducklake_inlined_data_*
 // serves are unchanged, cell for cell; a batch keeps its rows in row id order,
 // the order the old keys held them in.
+//
+// Thread-safety: a function of its arguments: `snapshot` may be shared
+// (KvSnapshot reads may run concurrently); `batch` must be the caller's alone.
 #pragma once
 
 #include <cstddef>

@@ -3,6 +3,10 @@
 // variant stats) or per table (table column stats), so that a commit writes
 // a number of keys independent of the table's width. The ducklake_* rows
 // those tables serve are unchanged, entry for record, in the same order.
+//
+// Thread-safety: functions of their arguments: `snapshot` may be shared
+// (KvSnapshot reads may run concurrently); `batch` must be the caller's alone.
+// FormatOneStatsMappings is an immutable static, built on first use.
 #pragma once
 
 #include <cstddef>

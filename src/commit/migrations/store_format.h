@@ -2,6 +2,10 @@
 // store was written in. A build opens only stores of its own format; an older
 // store is upgraded in place by an explicit migrate, a newer one is refused.
 // (Independent of schema_version and of the DuckLake catalog version.)
+//
+// Thread-safety: plain data, and functions safe from any thread. MigrateStore
+// opens a handle of its own and lands as one write conditional on the head: a
+// commit landing meanwhile makes it throw store::ConflictError.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,8 @@
 // A transaction's view of the store: one consistent snapshot with the
 // transaction's own staged writes laid over it, so it reads what it wrote.
+//
+// Thread-safety: not thread-safe; owned by one transaction and used as it is,
+// one thread at a time.
 #pragma once
 
 #include <functional>

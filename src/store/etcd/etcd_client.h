@@ -19,8 +19,9 @@
 // permission lacking on the prefix) and InvalidArgumentError (TLS against a
 // plain member, or the reverse). No message carries the password.
 //
-// Thread-safe: channels may be shared by threads, the member in use is an
-// atomic index, and the token is guarded by a mutex.
+// Thread-safety: every member may be called from any thread: channels may be
+// shared by threads, the member in use is an atomic index, and token_mutex_
+// guards the token and auth_off_.
 
 #include <atomic>
 #include <chrono>

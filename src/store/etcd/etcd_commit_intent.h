@@ -18,7 +18,8 @@
 // claim past its deadline on its own clock removes it, and no waiter waits
 // longer than kMaxWait whatever the clocks say.
 //
-// Thread-safe.
+// Thread-safety: every member may be called from any thread (the store's
+// commits and its change watch); mutex_ guards the claim.
 
 #include <chrono>
 #include <condition_variable>

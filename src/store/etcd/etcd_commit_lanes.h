@@ -8,7 +8,11 @@
 // makes the lost attempt's compare fail forever, should it still be in flight.
 //
 // A handle has as many lanes as it has commits in flight at once, so threads
-// sharing a handle never race on one lane. Thread-safe.
+// sharing a handle never race on one lane.
+//
+// Thread-safety: EtcdCommitLanes may be called from any thread (mutex_ guards
+// the free lanes, the token counter is atomic); a lane, and the EtcdLaneHold
+// holding it, belong to one commit.
 
 #include <atomic>
 #include <cstdint>

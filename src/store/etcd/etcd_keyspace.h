@@ -11,6 +11,9 @@
 //   <prefix>/t/<handle>/<n>    commit tokens, one per concurrent commit of a
 //                              store handle (see etcd_store.h)
 // Tokens sit beside the data, never inside it, so no scan of the lake sees them.
+//
+// Thread-safety: a value type: concurrent const reads are safe; a write needs
+// the instance to itself.
 
 #include <string>
 #include <string_view>

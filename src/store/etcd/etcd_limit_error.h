@@ -5,6 +5,9 @@
 // InvalidArgumentError, so that callers can tell "this cluster is configured
 // too small for this commit" from a malformed request; the message names the
 // etcd flag to raise, never the raw gRPC text alone.
+//
+// Thread-safety: an error is immutable after construction: any thread may read
+// one.
 
 #include <string>
 

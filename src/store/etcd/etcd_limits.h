@@ -21,6 +21,9 @@
 //   entry it would propose: the Txn plus a small envelope).
 // Both limits are those of the member the client talks to: every member of
 // a cluster should run with the same flags.
+//
+// Thread-safety: EtcdLimits is a value type; the probes may run on any thread,
+// as `client` may.
 
 #include <cstdint>
 #include <optional>

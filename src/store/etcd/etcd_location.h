@@ -9,6 +9,9 @@
 // A catalog nested in a lake (another METADATA_SCHEMA) is at
 // "<prefix>/s/<name>", inside its lake's prefix: that form is the only one a
 // prefix with '/' may take.
+//
+// Thread-safety: a value type: concurrent const reads are safe; a write needs
+// the instance to itself.
 
 #include <string>
 #include <string_view>

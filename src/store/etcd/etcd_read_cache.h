@@ -37,8 +37,8 @@
 // forgets everything. Memory is bounded: past `capacity_bytes` the cache
 // forgets everything and fills again.
 //
-// Thread-safe: one mutex guards all state; readers of many snapshots and the
-// watch thread call it concurrently.
+// Thread-safety: every member may be called from any thread: mutex_ guards all
+// state; readers of many snapshots and the watch thread call it concurrently.
 
 #include <chrono>
 #include <condition_variable>

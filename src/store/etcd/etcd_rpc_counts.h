@@ -2,6 +2,8 @@
 
 // How many RPCs an etcd store handle has sent (retries included), for tests
 // and benchmarks that count round trips per commit.
+//
+// Thread-safety: plain data (a copy of the client's atomic counters).
 
 #include <cstdint>
 

@@ -6,7 +6,7 @@
 // failures are given the code gRPC itself would give them (UNAVAILABLE,
 // DEADLINE_EXCEEDED), so callers need not know how the call travelled.
 //
-// A plain value: copyable, and safe to read from any thread.
+// Thread-safety: a plain value: copyable, and safe to read from any thread.
 
 #include <string>
 #include <utility>

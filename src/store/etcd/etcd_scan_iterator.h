@@ -4,7 +4,9 @@
 // pages: each page is one Range RPC at the snapshot's revision, so pages
 // agree with each other however long the scan takes (until the cluster
 // compacts that revision). Or over one complete page already read (from an
-// EtcdReadCache). Single-threaded, like every KvIterator.
+// EtcdReadCache).
+//
+// Thread-safety: one thread at a time, like every KvIterator.
 
 #include <memory>
 #include <string>

@@ -17,7 +17,7 @@
 //   handle opens and again whenever etcd no longer knows the token.
 //
 // The password is never part of a message, a log line or an identity string.
-// A plain value: copyable, safe to read from any thread.
+// Thread-safety: a plain value: copyable, safe to read from any thread.
 
 #include <array>
 #include <functional>

@@ -3,7 +3,7 @@
 // A KvSnapshot of an etcd store: one cluster revision, read once when the
 // snapshot is taken (a linearizable read, so it includes every commit
 // acknowledged before). Gets and scans are Range RPCs at that revision, so
-// the view never moves. Safe to read from several threads at once.
+// the view never moves.
 //
 // Those reads are serializable: served by the member itself, without a
 // read-index round to the leader and a quorum. That is exact, not stale: the
@@ -16,6 +16,9 @@
 // Most of those reads are answered by the handle's EtcdReadCache instead,
 // when it can prove the answer (see etcd_read_cache.h); what the cluster
 // answers is offered to it.
+//
+// Thread-safety: reads may run on several threads at once: the client and the
+// cache are thread-safe, and waited_ is atomic.
 
 #include <atomic>
 #include <chrono>

@@ -34,9 +34,9 @@
 // EtcdCommitIntent::kMaxWait for the others' head commits. A read-only handle refuses writes with
 // ReadOnlyError.
 //
-// Thread-safe: one handle may be used by many threads at once (commits in
-// flight at once use separate tokens), and so may a snapshot; an iterator
-// belongs to one thread.
+// Thread-safety: one handle may be used by many threads at once (commits in
+// flight at once use separate lanes and tokens; claim_mutex_ guards the
+// fairness state), and so may a snapshot; an iterator belongs to one thread.
 
 #include <atomic>
 #include <chrono>

@@ -2,6 +2,9 @@
 
 // Tunables of an EtcdStore handle. The defaults suit a production cluster;
 // tests shorten the timeouts (an unreachable cluster) or the page size (paging).
+//
+// Thread-safety: a value type: concurrent const reads are safe; a write needs
+// the instance to itself.
 
 #include <chrono>
 #include <cstddef>

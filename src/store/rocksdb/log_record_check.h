@@ -8,8 +8,10 @@
 // spins forever. Found by the store-open fuzz target. A single flipped bit in
 // a type byte is enough, and a checksum never gets the chance to object.
 //
-// Pure reading: nothing is changed. Not thread-safe with a writer appending
-// to the same files; called before the store is opened.
+// Pure reading: nothing is changed.
+//
+// Thread-safety: not safe beside a writer appending to the same files; called
+// before the store is opened.
 
 #include <optional>
 #include <string>

@@ -3,6 +3,10 @@
 // In-memory RocksDB environments for "memory://" locations. A named store must
 // outlive a close so that reopening "memory://<name>" in the same process sees
 // its data (as reopening a directory would); an unnamed one is private.
+//
+// Thread-safety: MemoryEnvFor may be called from any thread: a static mutex
+// guards the process's named environments, and a RocksDB Env is itself
+// thread-safe.
 
 #include <memory>
 #include <string_view>

@@ -12,7 +12,8 @@
 // open, which cost every ATTACH about 0.8 ms of CPU (rotating and creating
 // the file, formatting the lines) for lines nobody read.
 //
-// Thread-safe: RocksDB logs from its background threads.
+// Thread-safety: every member may be called from any thread (RocksDB logs from
+// its background threads); mutex_ guards the file and its size.
 
 #include <rocksdb/env.h>
 

@@ -30,6 +30,11 @@
 // GetSnapshotForCommit serves the newest, for the commit that builds on it.
 // (In-memory stores sync as they write: RocksDB's in-memory log cannot be
 // synced apart.)
+//
+// Thread-safety: as every KvStore (kv_store.h): any number of threads at once.
+// mutex_ serializes writes and a read-only handle's catch-up; the open instance
+// is copied out under handle_mutex_, so a read-write handle's snapshot never
+// waits behind a write or a sync.
 
 #include <atomic>
 #include <memory>

@@ -7,6 +7,8 @@
 // would then delete the old table files as obsolete).
 //
 // Pure inspection: nothing here creates, writes or removes anything.
+//
+// Thread-safety: plain data, and functions safe from any thread.
 
 #include <filesystem>
 #include <string>

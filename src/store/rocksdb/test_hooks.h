@@ -17,7 +17,10 @@
 //         <op>:    append | sync
 //         <fault>: eio | enospc | short (append half the bytes, then EIO)
 //
-// Unarmed, a hook costs one comparison. Thread-safe.
+// Unarmed, a hook costs one comparison.
+//
+// Thread-safety: safe from any thread: a hook reads the environment once (a
+// function-local static) and counts arrivals atomically.
 
 #include <memory>
 #include <string_view>

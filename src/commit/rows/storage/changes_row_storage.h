@@ -1,4 +1,7 @@
 // The ducklake_snapshot_changes half of a merged snapshot record.
+//
+// Thread-safety: not thread-safe; used as its transaction is, one thread at a
+// time (row_storage.h).
 #pragma once
 
 #include "commit/rows/storage/snapshot_half_storage.h"

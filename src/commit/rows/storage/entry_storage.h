@@ -2,6 +2,9 @@
 // (a table's columns, a table's column stats, the options of a scope, ...),
 // kept open in StagedRecords while the transaction changes them. Ordered
 // entries stay sorted by their entry key column; others keep insertion order.
+//
+// Thread-safety: not thread-safe; used as its transaction is, one thread at a
+// time (row_storage.h).
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,9 @@
 // key ranges its plan narrows to, merges a versioned table's live and ended
 // versions, and hands out rows in the order they were written. How one
 // record becomes rows, and how rows are written, is the subclass's.
+//
+// Thread-safety: not thread-safe; used as its transaction is, one thread at a
+// time (row_storage.h).
 #pragma once
 
 #include <memory>

@@ -3,6 +3,9 @@
 // snapshot (commit/rows/inlined_row_batch.h), opened in StagedRecords while the
 // transaction changes them; a delete table's, one record per row. User cells
 // are opaque. The caller has checked that the table exists.
+//
+// Thread-safety: not thread-safe; used as its transaction is, one thread at a
+// time (row_storage.h).
 #pragma once
 
 #include <string>

@@ -1,6 +1,9 @@
 // The rows of a kRecord table: one record per row, keyed by the row's
 // identity. Ending a live version (setting end_snapshot) changes its key, so
 // the record moves from `current` to `history`.
+//
+// Thread-safety: not thread-safe; used as its transaction is, one thread at a
+// time (row_storage.h).
 #pragma once
 
 #include "commit/rows/storage/fixed_row_storage.h"

@@ -8,7 +8,10 @@
 //   ChangesRowStorage    the ducklake_snapshot_changes half of that record
 //   EntryStorage         entries of a container record per key (kEntry)
 //   InlinedRowStorage    rows of an inlined data or delete table
-// A storage is used by its transaction's thread only; it holds no rows.
+// A storage holds no rows.
+//
+// Thread-safety: not thread-safe; a storage belongs to one RowTransaction and
+// is used as it is, one thread at a time.
 #pragma once
 
 #include <cstdint>

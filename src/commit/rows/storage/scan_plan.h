@@ -2,6 +2,8 @@
 // and how it reads each record it finds there. Planning only narrows; the
 // caller still applies its filters exactly, so a plan may visit more rows
 // than match, never fewer.
+//
+// Thread-safety: plain data, and functions of their arguments.
 #pragma once
 
 #include <cstdint>

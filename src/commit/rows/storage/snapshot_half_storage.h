@@ -2,6 +2,9 @@
 // per snapshot id (catalog/row_mapping.h): each table's row is one half of
 // it, flagged absent until inserted and after a delete. The record is
 // deleted once both halves are absent. A subclass names its half.
+//
+// Thread-safety: not thread-safe; used as its transaction is, one thread at a
+// time (row_storage.h).
 #pragma once
 
 #include <cstdint>

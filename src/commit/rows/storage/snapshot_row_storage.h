@@ -1,6 +1,9 @@
 // The ducklake_snapshot half of a merged snapshot record. Inserting it moves
 // the newest snapshot the transaction commits; a second row of one id means
 // two writers took the same next snapshot id.
+//
+// Thread-safety: not thread-safe; used as its transaction is, one thread at a
+// time (row_storage.h).
 #pragma once
 
 #include "commit/rows/storage/snapshot_half_storage.h"

@@ -1,7 +1,9 @@
 // What the row storages of one transaction share: its staged view of the
 // store, the containers it has opened, its write-ordinal counter and the
-// newest snapshot it inserted. Owned by the transaction; not thread-safe
-// (a transaction is used by one thread at a time).
+// newest snapshot it inserted. Owned by the transaction.
+//
+// Thread-safety: not thread-safe; used as its transaction is, one thread at a
+// time.
 #pragma once
 
 #include <google/protobuf/message.h>
