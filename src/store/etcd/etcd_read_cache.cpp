@@ -1,6 +1,7 @@
 #include "store/etcd/etcd_read_cache.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace moraine::store {
 namespace {
@@ -176,6 +177,10 @@ void EtcdReadCache::PatchRangesLocked(const Change& change) {
     if (!(change.key < range.end) || change.revision < range.valid_from) continue;
     if (range.response.use_count() > 1) {
       range.response = std::make_shared<etcdserverpb::RangeResponse>(*range.response);
+    } else {
+      // use_count() is a relaxed read: the fence orders this patch after the
+      // last reads of a scan that dropped its reference on another thread.
+      std::atomic_thread_fence(std::memory_order_acquire);
     }
     auto* kvs = range.response->mutable_kvs();
     auto at = FirstAtOrAfter(*kvs, change.key);

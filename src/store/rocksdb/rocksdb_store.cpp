@@ -567,6 +567,9 @@ std::unique_ptr<KvSnapshot> RocksDbStore::GetSnapshot() {
   // caught-up instance for this and later snapshots.
   std::lock_guard lock(mutex_);
   if (handle_.use_count() == 1) {
+    // use_count() is a relaxed read: the fence orders the catch-up after the
+    // last reads of a snapshot released on another thread.
+    std::atomic_thread_fence(std::memory_order_acquire);
     CatchUpAndVerify(*handle_, options_.location);
   } else {
     auto fresh = std::make_shared<RocksDbHandle>();
@@ -638,6 +641,7 @@ bool RocksDbStore::RecoverFromFailedWriteLocked() {
     {
       std::lock_guard swap(handle_mutex_);
       if (handle_.use_count() > 1) return false;
+      std::atomic_thread_fence(std::memory_order_acquire);  // as in GetSnapshot
       old = std::move(handle_);
       // Until the reopen succeeds, an instance-less handle: snapshots refuse.
       handle_ = std::make_shared<RocksDbHandle>();
