@@ -59,8 +59,13 @@ std::shared_ptr<CatalogCachingStore> StoreRegistry::Open(
     if (!security) security = store::EtcdSecurity::FromEnvironment();
     key += '\n' + security->Identity();
   }
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto& handles = handles_[key];
+  Handles* found = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    found = &handles_[key];
+  }
+  auto& handles = *found;
+  std::lock_guard<std::mutex> opening(handles.opening);
   if (auto writer = handles.read_write.lock()) return writer;
   if (read_only) {
     if (auto reader = handles.read_only.lock()) return reader;

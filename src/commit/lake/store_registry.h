@@ -16,8 +16,9 @@
 // Handles are held weakly: a store closes when its last user drops it, and
 // the next Open opens it again.
 //
-// Thread-safety: Open may be called from any thread; mutex_ guards handles_
-// (and is held while a store opens, so opens are serialized). A handle is as
+// Thread-safety: Open may be called from any thread; mutex_ guards the map,
+// each location's `opening` its handles and its open (opens of one location are
+// serial, of different locations concurrent). A handle is as
 // thread-safe as its store (kv_store.h: any number of threads at once).
 #pragma once
 
@@ -49,12 +50,19 @@ class StoreRegistry {
 
  private:
   struct Handles {
+    // Held while the location is looked up or opened: opens of one location
+    // are serial (RocksDB allows one read-write open), and an open that waits
+    // (an etcd cluster that does not answer, up to its operation timeout)
+    // holds up only opens of the same location.
+    std::mutex opening;
     std::weak_ptr<CatalogCachingStore> read_write;
     std::weak_ptr<CatalogCachingStore> read_only;
   };
 
-  std::mutex mutex_;
-  std::map<std::string, Handles> handles_;  // by canonical location and credentials
+  std::mutex mutex_;  // guards the map's shape; never held during an open
+  // By canonical location and credentials. Entries are never erased, so a
+  // Handles outlives the map lock it was found under.
+  std::map<std::string, Handles> handles_;
 };
 
 }  // namespace moraine::commit
