@@ -18,6 +18,9 @@
 // Thread-safety: DuckLake's own attach function is kept in one process-wide
 // atomic, so databases may be set up on several threads at once; call it while
 // a database is set up.
+// The swap itself is a plain write into DuckDB's config as DuckLake loads,
+// like DuckDB's own registration of the storage extension: an ATTACH on
+// another connection at that instant races DuckDB's load, not moraine.
 #pragma once
 
 namespace duckdb {
