@@ -1,7 +1,9 @@
 #include "ducklake_adapter/last_committed_snapshot_read.h"
 
+#include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <optional>
 
 namespace moraine::ducklake_adapter {
@@ -10,13 +12,9 @@ namespace {
 constexpr int kRax = 0;
 
 std::string Hex(size_t value) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string text;
-  do {
-    text.insert(text.begin(), kDigits[value % 16]);
-    value /= 16;
-  } while (value);
-  return "0x" + text;
+  char digits[2 * sizeof(value)];
+  const auto end = std::to_chars(std::begin(digits), std::end(digits), value, 16).ptr;
+  return "0x" + std::string(digits, end);
 }
 
 // `op reg, disp(base)` with a 64-bit operand: REX.W, the opcode, a ModRM with

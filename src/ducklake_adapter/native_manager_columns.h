@@ -8,8 +8,11 @@
 //   FLAG(name, meaning)     decided once at registration: BOOLEAN
 //   TEXT(name, meaning)     decided at registration: VARCHAR, NULL when empty
 //
-// A new column is one line here; its name is its SQL column's.
+// A new column is one line here; its name is its SQL column's. A use that
+// wants only some kinds passes MORAINE_NATIVE_MANAGER_SKIP for the others.
 #pragma once
+
+#define MORAINE_NATIVE_MANAGER_SKIP(name, meaning)
 
 // clang-format off
 #define MORAINE_NATIVE_MANAGER_COLUMNS(COUNTER, FLAG, TEXT)                                      \

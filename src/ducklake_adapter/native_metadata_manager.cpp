@@ -160,9 +160,8 @@ struct Registration {
   std::atomic<bool> registered{false};
   // The counters of native_manager_columns.h.
 #define MORAINE_REGISTRATION_COUNTER(name, meaning) std::atomic<uint64_t> name{0};
-#define MORAINE_NOT_A_COUNTER(name, meaning)
-  MORAINE_NATIVE_MANAGER_COLUMNS(MORAINE_REGISTRATION_COUNTER, MORAINE_NOT_A_COUNTER,
-                                 MORAINE_NOT_A_COUNTER)
+  MORAINE_NATIVE_MANAGER_COLUMNS(MORAINE_REGISTRATION_COUNTER, MORAINE_NATIVE_MANAGER_SKIP,
+                                 MORAINE_NATIVE_MANAGER_SKIP)
 #undef MORAINE_REGISTRATION_COUNTER
   // The text of DuckLake's conflict-check query, as DuckLake returns it.
   std::string conflict_check_query;
@@ -1030,9 +1029,9 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
   }
   if (registration.vtable) status.kept_methods = registration.vtable->kept();
 #define MORAINE_LOAD_COUNTER(name, meaning) status.name = registration.name.load();
-  MORAINE_NATIVE_MANAGER_COLUMNS(MORAINE_LOAD_COUNTER, MORAINE_NOT_A_COUNTER, MORAINE_NOT_A_COUNTER)
+  MORAINE_NATIVE_MANAGER_COLUMNS(MORAINE_LOAD_COUNTER, MORAINE_NATIVE_MANAGER_SKIP,
+                                 MORAINE_NATIVE_MANAGER_SKIP)
 #undef MORAINE_LOAD_COUNTER
-#undef MORAINE_NOT_A_COUNTER
   status.in_catalog_retry = registration.in_catalog_retry;
   status.in_catalog_retry_reason = registration.in_catalog_retry_reason;
   status.rebase = registration.rebase;

@@ -73,11 +73,9 @@ class StoreRowTransaction final : public RowTransaction {
   // (a rebase, which lands after it, building on the newest head).
   StoreRowTransaction(const CommitStore& store, catalog::CatalogVersion shape,
                       bool for_commit = false)
-      : commit_store_(store),
-        store_(commit_store_.store()),
-        caching_store_(commit_store_.caching()),
+      : store_(store),
         shape_(shape),
-        view_(for_commit ? store_->GetSnapshotForCommit() : store_->GetSnapshot()),
+        view_(for_commit ? store.store()->GetSnapshotForCommit() : store.store()->GetSnapshot()),
         head_value_(view_.Get(HeadKey())),
         head_(DecodeHead(head_value_)),
         staged_(view_, (head_.batch_count() + 1) << 32) {}
@@ -302,12 +300,13 @@ class StoreRowTransaction final : public RowTransaction {
       ~Finish() { finished = true; }
     } finish{finished_};
     if (!view_.HasWrites() && created_fixed_.empty()) return;
-    if (store_->read_only()) {
-      throw store::ReadOnlyError("catalog '" + store_->location() + "' is attached read-only");
+    if (store_.store()->read_only()) {
+      throw store::ReadOnlyError("catalog '" + store_.store()->location() +
+                                 "' is attached read-only");
     }
     std::unique_lock<std::recursive_mutex> turn;
-    if (rebase_allowed_ && caching_store_ && !turn_held_by_caller_) {
-      turn = std::unique_lock<std::recursive_mutex>(caching_store_->commit_turn());
+    if (rebase_allowed_ && store_.caching() && !turn_held_by_caller_) {
+      turn = std::unique_lock<std::recursive_mutex>(store_.caching()->commit_turn());
     }
     auto landed = LandOrRebase();
     // The next commit may land while this one's sync runs, and joins it.
@@ -330,7 +329,7 @@ class StoreRowTransaction final : public RowTransaction {
     const auto rebasable = base ? DataCommitOf(writes_, *base, shape_) : std::nullopt;
     if (!rebasable) throw store::ConflictError(kLostRace);
     for (int attempt = 0; attempt < kRebaseAttempts; ++attempt) {
-      StoreRowTransaction onto(commit_store_, shape_, /*for_commit=*/true);
+      StoreRowTransaction onto(store_, shape_, /*for_commit=*/true);
       const auto head = onto.LatestSnapshot();
       if (!head ||
           !HeadAdmitsRebase(*rebasable, *base, head_.batch_count(), *head, onto.head_.batch_count(),
@@ -366,7 +365,7 @@ class StoreRowTransaction final : public RowTransaction {
       batch.Put(FormatKey(), EncodeFormat());
     }
     batch.Put(HeadKey(), EncodeHead(head_snapshot, head_.batch_count() + 1));
-    return store_->LandIfHeadUnchanged(HeadKey(), head_value_, batch);
+    return store_.store()->LandIfHeadUnchanged(HeadKey(), head_value_, batch);
   }
 
   // Keeps a write for a replay, if this transaction may still be rebased;
@@ -518,7 +517,7 @@ class StoreRowTransaction final : public RowTransaction {
     // A transaction that may rebase goes on to its commit, which may land.
     if (rebase_allowed_) return;
     // head_ is head_value_ decoded; no head decodes as no batches.
-    if (caching_store_ && caching_store_->LandedOn(head_.batch_count())) {
+    if (store_.caching() && store_.caching()->LandedOn(head_.batch_count())) {
       throw store::ConflictError(kLostRace);
     }
   }
@@ -551,9 +550,7 @@ class StoreRowTransaction final : public RowTransaction {
     return targets_[handle];
   }
 
-  const CommitStore commit_store_;
-  const std::shared_ptr<store::KvStore>& store_;  // commit_store_'s
-  CatalogCachingStore* caching_store_;            // commit_store_'s; null: no registry wrapped it
+  const CommitStore store_;  // the cache and commit turn too, when the registry opened it
   catalog::CatalogVersion shape_;
   StagedView view_;
   std::optional<std::string> head_value_;  // nullopt: DuckLake has not initialized the store
