@@ -1,7 +1,7 @@
 // writers_bench: many DuckLake writer processes on one lake, moraine on etcd
 // against DuckLake on PostgreSQL, in one run on one machine.
 //
-// For 1, 2, 4 and 8 writer processes, each its own DuckDB with its own
+// For 1, 2, 4, 8 and 16 writer processes, each its own DuckDB with its own
 // ATTACH, each committing one-row INSERTs (autocommit, through DuckLake SQL,
 // DuckLake's default retry settings) into a table of its own (disjoint
 // tables; every commit still takes the lake's next snapshot id), for a fixed
@@ -16,6 +16,7 @@
 //
 //   moraine_writers_bench [--seconds S]   (default 8 per configuration;
 //                                          MORAINE_BENCH_QUICK=1: 3)
+//                         [--writers N,N...] (default 1,2,4,8,16)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,6 +26,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,8 @@ struct Figures {
   size_t failed = 0;
   double p50_ms = 0, p99_ms = 0;
   std::string first_error;
+  // Every writer's moraine counters, summed (writer_processes.h).
+  std::map<std::string, long long> counters;
 };
 
 // A catalog under test: the setup statements a session needs to reach a
@@ -111,6 +115,7 @@ Figures Run(const Catalog& catalog, int writers, double seconds) {
       throw std::runtime_error("writer " + std::to_string(result.writer) + " exited " +
                                std::to_string(result.exit_code) + ": " + result.unexpected);
     }
+    for (const auto& [name, value] : result.counters) figures.counters[name] += value;
     for (const auto& commit : result.commits) {
       latencies.push_back(commit.latency_ms);
       if (commit.ok) {
@@ -135,8 +140,16 @@ Figures Run(const Catalog& catalog, int writers, double seconds) {
 int main(int argc, char** argv) {
   using namespace moraine;
   double seconds = std::getenv("MORAINE_BENCH_QUICK") ? 3 : 8;
+  std::vector<int> writer_counts = {1, 2, 4, 8, 16};
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--seconds") == 0) seconds = std::atof(argv[i + 1]);
+    if (std::strcmp(argv[i], "--writers") == 0) {
+      writer_counts.clear();
+      std::istringstream list(argv[i + 1]);
+      for (std::string count; std::getline(list, count, ',');) {
+        writer_counts.push_back(std::stoi(count));
+      }
+    }
   }
   std::printf(
       "writers_bench: one-row INSERT commits through DuckLake SQL, one table per writer "
@@ -182,13 +195,18 @@ int main(int argc, char** argv) {
     std::printf("\n%-8s %-14s %10s %8s %7s %9s %9s\n", "writers", "catalog", "commits/s", "acked",
                 "failed", "p50 ms", "p99 ms");
     std::map<std::string, double> at_eight;
-    for (int writers : {1, 2, 4, 8}) {
+    for (int writers : writer_counts) {
       for (const auto& catalog : catalogs) {
-        const bench::Figures f = bench::Run(catalog, writers, seconds);
+        bench::Figures f = bench::Run(catalog, writers, seconds);
         std::printf("%-8d %-14s %10.1f %8zu %7zu %9.1f %9.1f\n", writers, catalog.label.c_str(),
                     f.commits_per_s, f.acknowledged, f.failed, f.p50_ms, f.p99_ms);
         if (!f.first_error.empty())
           std::printf("         first failure: %s\n", f.first_error.c_str());
+        if (catalog.label != "postgres") {
+          std::printf("         commit loops %lld, DuckLake re-checks %lld, rebased %lld\n",
+                      f.counters["in_catalog_commits"], f.counters["native_conflict_checks"],
+                      f.counters["rebased_commits"]);
+        }
         std::fflush(stdout);
         if (writers == 8) at_eight[catalog.label] = f.commits_per_s;
       }

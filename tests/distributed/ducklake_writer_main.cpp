@@ -21,8 +21,15 @@
 // <done at> is the steady clock (CLOCK_MONOTONIC, one clock for every process
 // of the machine) in microseconds when the statement returned.
 //
-// A failed commit does not stop the writer: the next k is tried. The exit
-// status is 0 once the loop ends, whatever the commits did; the caller judges.
+// A failed commit does not stop the writer: the next k is tried. After the
+// loop, one line of moraine's native-manager counters (how the commits were
+// settled: DuckLake's re-checks, rebases), zeros when DuckLake used no moraine
+// catalog:
+//
+//   counters <name>=<value> ...
+//
+// The exit status is 0 once the loop ends, whatever the commits did; the
+// caller judges.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -131,5 +138,19 @@ int main(int argc, char** argv) {
     }
     std::fflush(stdout);
   }
+  auto counters = connection->Query(
+      "SELECT in_catalog_commits, native_conflict_checks, rebased_commits "
+      "FROM moraine_native_manager()");
+  if (counters->HasError() || counters->RowCount() != 1) {
+    std::fprintf(stderr, "moraine_ducklake_writer: moraine_native_manager() -> %s\n",
+                 counters->HasError() ? counters->GetError().c_str() : "no row");
+    return 2;
+  }
+  std::printf("counters");
+  for (duckdb::idx_t column = 0; column < counters->ColumnCount(); ++column) {
+    std::printf(" %s=%s", counters->ColumnName(column).c_str(),
+                counters->GetValue(column, 0).ToString().c_str());
+  }
+  std::printf("\n");
   return 0;
 }

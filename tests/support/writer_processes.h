@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -42,7 +44,9 @@ struct WriterResult {
   int writer = 0;
   std::string table;
   std::vector<WriterCommit> commits;  // in order
-  std::string unexpected;             // output that is no commit line
+  // The writer's closing counters line (name -> value), empty if it gave none.
+  std::map<std::string, long long> counters;
+  std::string unexpected;  // output that is no commit or counters line
   int exit_code = -1;
 
   std::vector<long> Acknowledged() const {
@@ -136,6 +140,16 @@ class WriterProcesses {
     WriterCommit commit;
     long long micros = 0, done = 0;
     int consumed = 0;
+    if (line.rfind("counters", 0) == 0) {
+      std::istringstream fields(line.substr(8));
+      std::string field;
+      while (fields >> field) {
+        const auto equals = field.find('=');
+        if (equals == std::string::npos) continue;
+        result->counters[field.substr(0, equals)] = std::atoll(field.c_str() + equals + 1);
+      }
+      return;
+    }
     if (std::sscanf(line.c_str(), "ok %ld %lld %lld", &commit.k, &micros, &done) == 3) {
       commit.ok = true;
     } else if (std::sscanf(line.c_str(), "fail %ld %lld %lld %n", &commit.k, &micros, &done,

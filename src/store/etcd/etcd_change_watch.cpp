@@ -4,9 +4,10 @@
 
 #include "store/error.h"
 #include "store/etcd/etcd_client.h"
-#include "store/etcd/etcd_commit_intent.h"
+#include "store/etcd/etcd_commit_queue.h"
 #include "store/etcd/etcd_grpc_cancel.h"
 #include "store/etcd/etcd_read_cache.h"
+#include "store/key_range.h"
 
 namespace moraine::store {
 namespace {
@@ -17,14 +18,15 @@ constexpr auto kRestartPause = std::chrono::milliseconds(200);
 
 EtcdChangeWatch::EtcdChangeWatch(std::shared_ptr<EtcdClient> client, std::string begin,
                                  std::string end, int64_t revision,
-                                 std::shared_ptr<EtcdReadCache> cache, std::string intent_key,
-                                 std::shared_ptr<EtcdCommitIntent> intent)
+                                 std::shared_ptr<EtcdReadCache> cache,
+                                 std::shared_ptr<EtcdCommitQueue> queue)
     : client_(std::move(client)),
       begin_(std::move(begin)),
       end_(std::move(end)),
       cache_(std::move(cache)),
-      intent_key_(std::move(intent_key)),
-      intent_(std::move(intent)) {
+      queue_(std::move(queue)) {
+  // Before the handle is used: a commit right after the open knows the queue.
+  if (queue_) ReadQueueAt(revision);
   thread_ = std::thread([this, revision] { Run(revision); });
 }
 
@@ -40,13 +42,14 @@ EtcdChangeWatch::~EtcdChangeWatch() {
 
 void EtcdChangeWatch::Run(int64_t revision) {
   std::optional<int64_t> from = revision;
-  for (;;) {
+  for (bool first = true;; first = false) {
     if (from) {
       cache_->Restart(*from);
+      if (queue_ && !first) ReadQueueAt(*from);
       WatchFrom(*from);
       cache_->Suspend();
-      // Whatever claim the stream last showed may have gone meanwhile.
-      if (intent_) intent_->Observe(std::nullopt);
+      // Whatever the stream last showed of the queue may have gone meanwhile.
+      if (queue_) queue_->Forget();
     }
     if (!Pause()) return;
     from = CurrentRevision();
@@ -72,25 +75,50 @@ void EtcdChangeWatch::WatchFrom(int64_t revision) {
     // leader. Either way the stream delivers nothing more.
     if (response.canceled()) return false;
     changes.clear();
+    const auto is_entry = [&](const mvccpb::KeyValue& kv) {
+      return queue_ && kv.key().starts_with(queue_->prefix());
+    };
     for (const auto& event : response.events()) {
       const auto& kv = event.kv();
-      if (intent_ && kv.key() == intent_key_) {
-        intent_->Observe(event.type() == mvccpb::Event::PUT
-                             ? std::optional<std::string_view>(kv.value())
-                             : std::nullopt);
-        continue;
-      }
+      if (is_entry(kv)) continue;
       changes.push_back({kv.key(), kv.mod_revision(),
                          event.type() == mvccpb::Event::PUT
                              ? std::optional<std::string_view>(kv.value())
                              : std::nullopt});
     }
     if (!changes.empty()) cache_->Apply(changes);
+    // After the cache: a handle whose turn comes with a commit that deleted
+    // the entry ahead finds that commit's head in the cache.
+    for (const auto& event : response.events()) {
+      const auto& kv = event.kv();
+      if (!is_entry(kv)) continue;
+      queue_->Observe(kv.key(), event.type() == mvccpb::Event::PUT
+                                    ? std::optional<int64_t>(kv.create_revision())
+                                    : std::nullopt);
+    }
     return true;
   });
   std::lock_guard lock(mutex_);
   cancel_ = nullptr;
   if (!stopping_) client_->WatchFailed(member);
+}
+
+void EtcdChangeWatch::ReadQueueAt(int64_t revision) {
+  etcdserverpb::RangeRequest request;
+  request.set_key(queue_->prefix());
+  request.set_range_end(PrefixSuccessor(queue_->prefix()));
+  request.set_revision(revision);
+  request.set_keys_only(true);
+  try {
+    const auto response = client_->Range(request);
+    for (const auto& kv : response.kvs()) {
+      queue_->Observe(kv.key(), kv.create_revision());
+    }
+  } catch (const Error&) {
+    // Compacted or away: the queue is learned from the stream alone, and a
+    // turn taken without knowing an entry ahead only races (the head
+    // compare still decides).
+  }
 }
 
 std::optional<int64_t> EtcdChangeWatch::CurrentRevision() {

@@ -24,17 +24,19 @@
 namespace moraine::store {
 
 class EtcdClient;
-class EtcdCommitIntent;
+class EtcdCommitQueue;
 class EtcdGrpcCancel;
 class EtcdReadCache;
 
 class EtcdChangeWatch {
  public:
-  // Watches [begin, end) for changes after `revision`.
-  // Changes of `intent_key` also go to `intent` (may be null).
+  // Watches [begin, end) for changes after `revision`. Changes of the
+  // entries of `queue` (may be null) go to it instead of the cache, and its
+  // entries are read at the revision each stream starts from (the first
+  // time before the constructor returns).
   EtcdChangeWatch(std::shared_ptr<EtcdClient> client, std::string begin, std::string end,
                   int64_t revision, std::shared_ptr<EtcdReadCache> cache,
-                  std::string intent_key = {}, std::shared_ptr<EtcdCommitIntent> intent = nullptr);
+                  std::shared_ptr<EtcdCommitQueue> queue = nullptr);
   ~EtcdChangeWatch();
 
   EtcdChangeWatch(const EtcdChangeWatch&) = delete;
@@ -44,6 +46,8 @@ class EtcdChangeWatch {
   void Run(int64_t revision);
   // One stream, from `revision` on, until it ends or the watch stops.
   void WatchFrom(int64_t revision);
+  // Shows the queue's entries at `revision` to it (best effort).
+  void ReadQueueAt(int64_t revision);
   // The cluster's current revision, or nullopt if it cannot be read now.
   std::optional<int64_t> CurrentRevision();
   // Sleeps for the pause before another start; false if stopped meanwhile.
@@ -52,8 +56,7 @@ class EtcdChangeWatch {
   std::shared_ptr<EtcdClient> client_;
   std::string begin_, end_;
   std::shared_ptr<EtcdReadCache> cache_;
-  std::string intent_key_;
-  std::shared_ptr<EtcdCommitIntent> intent_;
+  std::shared_ptr<EtcdCommitQueue> queue_;
 
   std::mutex mutex_;
   std::condition_variable stopped_;

@@ -42,6 +42,8 @@ class EtcdCommitLanes {
   // Unique across attempts, handles and processes: a random handle id and a counter.
   std::string NewToken();
 
+  // The handle's random id, unique among a lake's handles.
+  const std::string& handle_id() const { return handle_id_; }
   // Every lane key of this handle starts with this.
   const std::string& handle_prefix() const { return handle_prefix_; }
   bool used() const;

@@ -5,8 +5,8 @@
 // every range and its order carry over unchanged:
 //   <prefix>/c                 the commit marker: every commit puts it, so its
 //                              mod revision is the lake's newest commit's
-//   <prefix>/i                 a writer's claim on the next commit
-//                              (etcd_commit_intent.h)
+//   <prefix>/i/<handle>        a writer's entry in the lake's commit queue
+//                              (etcd_commit_queue.h)
 //   <prefix>/k/<moraine key>   the lake's keys (everything KvStore exposes)
 //   <prefix>/t/<handle>/<n>    commit tokens, one per concurrent commit of a
 //                              store handle (see etcd_store.h)
@@ -25,7 +25,7 @@ namespace moraine::store {
 struct EtcdKeyspace {
   explicit EtcdKeyspace(std::string_view prefix)
       : commit_marker(std::string(prefix) + "/c"),
-        commit_intent(std::string(prefix) + "/i"),
+        commit_queue(std::string(prefix) + "/i/"),
         data_prefix(std::string(prefix) + "/k/"),
         token_prefix(std::string(prefix) + "/t/") {}
 
@@ -39,13 +39,13 @@ struct EtcdKeyspace {
     return range.end.empty() ? PrefixSuccessor(data_prefix) : Data(range.end);
   }
 
-  // What a change watch covers: the commit marker, the commit intent and the
+  // What a change watch covers: the commit marker, the commit queue and the
   // data (in that order, and nothing else of the lake lies between).
   std::string WatchBegin() const { return commit_marker; }
   std::string WatchEnd() const { return PrefixSuccessor(data_prefix); }
 
   std::string commit_marker;
-  std::string commit_intent;
+  std::string commit_queue;
   std::string data_prefix;
   std::string token_prefix;
 };

@@ -95,6 +95,22 @@ EtcdReadCache::Lookup EtcdReadCache::Get(const std::string& key, int64_t revisio
   return lookup;
 }
 
+EtcdReadCache::Lookup EtcdReadCache::Newest(const std::string& key) const {
+  std::lock_guard lock(mutex_);
+  Lookup lookup;
+  if (suspended_) return lookup;
+  if (auto it = entries_.find(key); it != entries_.end()) {
+    lookup.hit = true;
+    lookup.value = it->second.value;
+  } else if (const RangeEntry* range = RangeHoldingLocked(key, EndOfKeyAlone(key), applied_)) {
+    const auto& kvs = range->response->kvs();
+    auto at = FirstAtOrAfter(kvs, key);
+    lookup.hit = true;
+    if (at != kvs.end() && at->key() == key) lookup.value = at->value();
+  }
+  return lookup;
+}
+
 void EtcdReadCache::RememberGet(const std::string& key, int64_t revision,
                                 const mvccpb::KeyValue* found) {
   std::lock_guard lock(mutex_);

@@ -88,6 +88,9 @@ class EtcdReadCache {
   // for the watch to apply `last_change`.
   Lookup Get(const std::string& key, int64_t revision, std::optional<int64_t> last_change,
              std::chrono::milliseconds wait);
+  // The newest value of `key` the cache knows (as of the newest change it
+  // applied, or a newer read), if it keeps it; not counted as a lookup.
+  Lookup Newest(const std::string& key) const;
   // What a read of `key` at `revision` returned (null: absent).
   void RememberGet(const std::string& key, int64_t revision, const mvccpb::KeyValue* found);
 

@@ -6,8 +6,8 @@
 #include "store/error.h"
 #include "store/etcd/etcd_change_watch.h"
 #include "store/etcd/etcd_client.h"
-#include "store/etcd/etcd_commit_intent.h"
 #include "store/etcd/etcd_commit_lanes.h"
+#include "store/etcd/etcd_commit_queue.h"
 #include "store/etcd/etcd_limit_error.h"
 #include "store/etcd/etcd_limits.h"
 #include "store/etcd/etcd_location.h"
@@ -120,10 +120,11 @@ EtcdStore::EtcdStore(KvOptions options, EtcdStoreOptions etcd_options,
       lanes_(std::make_unique<EtcdCommitLanes>(keyspace_.token_prefix)) {
   if (etcd_options_.read_cache_bytes > 0) {
     read_cache_ = std::make_shared<EtcdReadCache>(etcd_options_.read_cache_bytes);
-    if (!options_.read_only) intent_ = std::make_shared<EtcdCommitIntent>(lanes_->handle_prefix());
-    watch_ = std::make_unique<EtcdChangeWatch>(client_, keyspace_.WatchBegin(),
-                                               keyspace_.WatchEnd(), open_revision, read_cache_,
-                                               keyspace_.commit_intent, intent_);
+    if (!options_.read_only) {
+      queue_ = std::make_shared<EtcdCommitQueue>(keyspace_.commit_queue, lanes_->handle_id());
+    }
+    watch_ = std::make_unique<EtcdChangeWatch>(
+        client_, keyspace_.WatchBegin(), keyspace_.WatchEnd(), open_revision, read_cache_, queue_);
   }
 }
 
@@ -139,9 +140,6 @@ EtcdStore::~EtcdStore() {
 }
 
 std::unique_ptr<KvSnapshot> EtcdStore::GetSnapshot() {
-  // The snapshot a retry begins with: a handle that keeps losing claims the
-  // attempt it is about to make before it reads (etcd_commit_intent.h).
-  if (intent_) ClaimIfStarving();
   // A linearizable read of the commit marker: its header holds the
   // cluster's current revision, its mod revision the lake's newest commit
   // (absent in a lake no commit of this version has written yet).
@@ -169,46 +167,56 @@ void EtcdStore::Write(const WriteBatch& batch) { Commit(nullptr, batch); }
 bool EtcdStore::WriteIfHeadUnchanged(std::string_view head_key,
                                      const std::optional<std::string>& expected_head_value,
                                      const WriteBatch& batch) {
-  if (intent_) {
-    if (auto stale = intent_->WaitForOthers()) RemoveClaim(*stale);
+  if (queue_ && TakeTurn() && read_cache_) {
+    // The turn came with another handle's landing commit: if the cache shows
+    // it moved the head, this attempt has lost without a Txn. (Only then:
+    // the cache may lag behind the snapshot this commit read, and a head it
+    // shows older than the expected one would fail a commit that can land.)
+    const auto newest = read_cache_->Newest(keyspace_.Data(head_key));
+    if (newest.hit && newest.value != expected_head_value) {
+      queue_->AfterCommit(false);
+      return false;
+    }
   }
   const HeadGuard head{head_key, expected_head_value};
   const bool landed = Commit(&head, batch);
-  if (intent_) AfterHeadCommit(landed);
+  if (queue_) queue_->AfterCommit(landed);
   return landed;
 }
 
-bool EtcdStore::HeldBackByAnotherWriter() const { return intent_ && intent_->OthersHold(); }
+bool EtcdStore::InCommitQueue() const { return queue_ && queue_->Queued(); }
 
-void EtcdStore::AfterHeadCommit(bool landed) {
-  std::lock_guard lock(claim_mutex_);
-  lost_in_a_row_ = landed ? 0 : lost_in_a_row_ + 1;
-  // A claim covers one attempt: released on landing, and on losing too, so
-  // that nobody waits while DuckLake backs off before the next attempt.
-  if (claim_) RemoveClaim(*claim_);
-  claim_.reset();
+bool EtcdStore::TakeTurn() {
+  if (queue_->ShouldJoin()) JoinQueue();
+  const auto turn = queue_->AwaitTurn();
+  for (const auto& stale : turn.stale) RemoveStaleEntry(stale);
+  return turn.handed_on;
 }
 
-void EtcdStore::ClaimIfStarving() {
-  std::lock_guard lock(claim_mutex_);
-  if (lost_in_a_row_ < EtcdCommitIntent::kClaimAfterLosses || claim_) return;
-  claim_ = intent_->ClaimValue(std::chrono::system_clock::now() + EtcdCommitIntent::kClaimFor);
-  PutClaim(*claim_);
-}
-
-void EtcdStore::PutClaim(const std::string& value) {
+void EtcdStore::JoinQueue() {
+  // The put and a read of the entry in one Txn: a put to an entry that
+  // survived keeps its create revision, its place.
   TxnRequest request;
-  AddPut(request.mutable_success(), keyspace_.commit_intent, value);
+  AddPut(request.mutable_success(), queue_->own_key(), queue_->own_value());
+  request.add_success()->mutable_request_range()->set_key(queue_->own_key());
   TxnResponse response;
-  client_->TxnOnce(request, &response);  // a claim that fails to land only orders nothing
+  // Best effort: a handle that cannot join commits without its turn.
+  if (ClassifyEtcdStatus(client_->TxnOnce(request, &response)) != EtcdStatusKind::kOk) return;
+  if (response.responses_size() < 2) return;
+  const auto& read = response.responses(1).response_range();
+  if (read.kvs_size() == 1) queue_->Joined(read.kvs(0).create_revision());
 }
 
-void EtcdStore::RemoveClaim(const std::string& value) {
+void EtcdStore::RemoveStaleEntry(const EtcdCommitQueue::StaleEntry& stale) {
   TxnRequest request;
-  CompareValue(request.add_compare(), keyspace_.commit_intent, value);
-  request.add_success()->mutable_request_delete_range()->set_key(keyspace_.commit_intent);
+  auto* compare = request.add_compare();
+  compare->set_key(stale.key);
+  compare->set_target(Compare::CREATE);
+  compare->set_result(Compare::EQUAL);
+  compare->set_create_revision(stale.create_revision);
+  request.add_success()->mutable_request_delete_range()->set_key(stale.key);
   TxnResponse response;
-  client_->TxnOnce(request, &response);  // one left behind ends at its deadline
+  client_->TxnOnce(request, &response);  // one left behind is skipped by the next waiter
 }
 
 bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {
@@ -236,6 +244,10 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {
     }
     AddPut(request.mutable_success(), lane->key, token);
     AddPut(request.mutable_success(), keyspace_.commit_marker, "");
+    // A queued handle's landing commit hands the turn on.
+    if (head && queue_ && queue_->Queued()) {
+      request.add_success()->mutable_request_delete_range()->set_key(queue_->own_key());
+    }
     // On a failed compare: which one failed? The lane's value tells.
     request.add_failure()->mutable_request_range()->set_key(lane->key);
     RequireWithinLimits(request);

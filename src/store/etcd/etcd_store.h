@@ -29,23 +29,25 @@
 //
 // Any number of handles, in any number of processes and hosts, may write one
 // lake at once: the head compare is the conflict anchor, so there is no
-// StoreLockedError. A handle whose head commits keep losing claims its next
-// attempt (etcd_commit_intent.h): two more Txns for it, and a wait of at most
-// EtcdCommitIntent::kMaxWait for the others' head commits. A read-only handle refuses writes with
-// ReadOnlyError.
+// StoreLockedError. Writers that contend take turns (etcd_commit_queue.h): a
+// handle whose last head commit lost, or that sees others queued, joins the
+// lake's commit queue (one more Txn) and sends its head commits when its turn
+// comes; the commit that lands hands the turn on in its own Txn. A read-only
+// handle refuses writes with ReadOnlyError.
 //
 // Thread-safety: one handle may be used by many threads at once (commits in
-// flight at once use separate lanes and tokens; claim_mutex_ guards the
-// fairness state), and so may a snapshot; an iterator belongs to one thread.
+// flight at once use separate lanes and tokens; the commit queue guards its
+// own state and is never locked across an RPC), and so may a snapshot; an
+// iterator belongs to one thread.
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 
+#include "store/etcd/etcd_commit_queue.h"
 #include "store/etcd/etcd_keyspace.h"
 #include "store/etcd/etcd_limits.h"
 #include "store/etcd/etcd_rpc_counts.h"
@@ -60,7 +62,6 @@ namespace moraine::store {
 
 class EtcdChangeWatch;
 class EtcdClient;
-class EtcdCommitIntent;
 class EtcdCommitLanes;
 class EtcdReadCache;
 struct EtcdCommitLane;
@@ -107,9 +108,9 @@ class EtcdStore final : public KvStore {
   };
   ReadCacheCounts read_cache_counts() const;
 
-  // Whether this handle's head commits are held back now by another
-  // writer's claim on the next commit (etcd_commit_intent.h).
-  bool HeldBackByAnotherWriter() const;
+  // Whether this handle holds an entry in the lake's commit queue now
+  // (etcd_commit_queue.h).
+  bool InCommitQueue() const;
 
   SettleCounts settle_counts() const {
     return {unknown_outcomes_.load(std::memory_order_relaxed),
@@ -124,15 +125,14 @@ class EtcdStore final : public KvStore {
 
   EtcdStore(KvOptions options, EtcdStoreOptions etcd_options, std::shared_ptr<EtcdClient> client,
             EtcdKeyspace keyspace, EtcdLimits limits, int64_t open_revision);
-  // Fairness (etcd_commit_intent.h): after a head commit, counts a lost race
-  // or clears the count, and releases this handle's claim; before a
-  // snapshot, claims the attempt it begins if this handle keeps losing.
-  void AfterHeadCommit(bool landed);
-  void ClaimIfStarving();
-  // Best effort, one Txn each: put this handle's claim; delete the claim
-  // `value` if the key still holds it.
-  void PutClaim(const std::string& value);
-  void RemoveClaim(const std::string& value);
+  // Turns (etcd_commit_queue.h): joins the queue if this handle should, then
+  // waits for its turn, removing the entries that stalled ahead of it.
+  // Whether the turn was handed on by another handle's landing commit.
+  bool TakeTurn();
+  // Best effort, one Txn each: put this handle's entry and learn its place;
+  // delete `stale` if it is still the entry it was.
+  void JoinQueue();
+  void RemoveStaleEntry(const EtcdCommitQueue::StaleEntry& stale);
   // Throws EtcdLimitError if `request` exceeds limits_.
   void RequireWithinLimits(const etcdserverpb::TxnRequest& request) const;
   // The one commit path; `head` null for a plain Write.
@@ -150,11 +150,8 @@ class EtcdStore final : public KvStore {
   EtcdLimits limits_;
   std::unique_ptr<EtcdCommitLanes> lanes_;
   std::shared_ptr<EtcdReadCache> read_cache_;  // null when disabled
-  std::shared_ptr<EtcdCommitIntent> intent_;   // null without a watch, or read-only
-  std::unique_ptr<EtcdChangeWatch> watch_;     // feeds read_cache_ and intent_
-  std::mutex claim_mutex_;
-  int lost_in_a_row_ = 0;             // head commits, under claim_mutex_
-  std::optional<std::string> claim_;  // this handle's claim, as put
+  std::shared_ptr<EtcdCommitQueue> queue_;     // null without a watch, or read-only
+  std::unique_ptr<EtcdChangeWatch> watch_;     // feeds read_cache_ and queue_
   std::atomic<uint64_t> unknown_outcomes_{0};
   std::atomic<uint64_t> settled_committed_{0};
 };

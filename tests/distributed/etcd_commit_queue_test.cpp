@@ -1,0 +1,81 @@
+// Turns among the writers of one lake (etcd_commit_queue.h), on a real
+// cluster: a handle that lost its race joins the lake's commit queue and its
+// landing commit hands the turn on; an entry a killed writer left first
+// holds the others up for a bounded time and is removed.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+#include "distributed/etcd_store_fixture.h"
+#include "store/etcd/etcd_commit_queue.h"
+#include "store/key.h"
+
+namespace moraine::store {
+namespace {
+
+const std::string kHead = Key::Current(Kind::kHead, {}).Encode();
+
+bool CommitHead(EtcdStore& store, const std::optional<std::string>& expected,
+                const std::string& value) {
+  WriteBatch batch;
+  batch.Put(kHead, value);
+  return store.WriteIfHeadUnchanged(kHead, expected, batch);
+}
+
+class EtcdCommitQueueTest : public test::EtcdStoreFixture {
+ protected:
+  std::string QueuePrefix() const { return prefix_ + "/i/"; }
+  // The queue's keys in the cluster, one per line (etcdctl as root).
+  std::string QueueKeys() const {
+    return cluster_->EtcdCtl("get --prefix --keys-only " + QueuePrefix());
+  }
+};
+
+TEST_F(EtcdCommitQueueTest, AWriterThatLostJoinsAndItsLandingCommitHandsTheTurnOn) {
+  auto loser = OpenEtcd({});
+  auto winner = OpenEtcd({});
+  ASSERT_TRUE(CommitHead(*winner, std::nullopt, "first"));
+  const auto stale = loser->GetSnapshot()->Get(kHead);
+  ASSERT_TRUE(CommitHead(*winner, winner->GetSnapshot()->Get(kHead), "second"));
+  ASSERT_FALSE(CommitHead(*loser, stale, "lost"));
+  EXPECT_FALSE(loser->InCommitQueue());  // nobody is held up while it re-reads
+  EXPECT_EQ(QueueKeys(), "");
+
+  // Its next attempt joins first, and the commit that lands deletes its entry.
+  ASSERT_TRUE(CommitHead(*loser, loser->GetSnapshot()->Get(kHead), "loser lands"));
+  EXPECT_FALSE(loser->InCommitQueue());
+  EXPECT_EQ(QueueKeys(), "");
+  EXPECT_EQ(winner->GetSnapshot()->Get(kHead), "loser lands");
+  // With the queue empty again, nobody joins: the winner goes straight on.
+  ASSERT_TRUE(CommitHead(*winner, winner->GetSnapshot()->Get(kHead), "third"));
+  EXPECT_FALSE(winner->InCommitQueue());
+}
+
+TEST_F(EtcdCommitQueueTest, AnEntryAKilledWriterLeftFirstHoldsOthersUpBriefly) {
+  auto writer = OpenEtcd({});
+  ASSERT_TRUE(CommitHead(*writer, std::nullopt, "first"));
+  // What a writer killed while it held the turn leaves: the first entry,
+  // never deleted.
+  cluster_->EtcdCtl("put " + QueuePrefix() + "killed-writer x");
+
+  // A handle that sees the queue non-empty joins behind it, waits at most
+  // the stall, removes the entry and commits.
+  auto other = OpenEtcd({});
+  const auto head = other->GetSnapshot()->Get(kHead);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(CommitHead(*other, head, "went on"));
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(waited, EtcdCommitQueue::kStall);
+  EXPECT_LT(waited, std::chrono::seconds(2));
+  EXPECT_EQ(QueueKeys(), "");
+  EXPECT_FALSE(other->InCommitQueue());
+  // And the queue is empty for the next commit: no wait at all.
+  const auto next_start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(CommitHead(*writer, writer->GetSnapshot()->Get(kHead), "next"));
+  EXPECT_LT(std::chrono::steady_clock::now() - next_start, EtcdCommitQueue::kStall);
+}
+
+}  // namespace
+}  // namespace moraine::store
