@@ -3,11 +3,13 @@
 //
 // For 1, 2, 4, 8 and 16 writer processes, each its own DuckDB with its own
 // ATTACH, each committing one-row INSERTs (autocommit, through DuckLake SQL,
-// DuckLake's default retry settings) into a table of its own (disjoint
-// tables; every commit still takes the lake's next snapshot id), for a fixed
-// time. Catalogs:
+// DuckLake's default retry settings), for a fixed time, in two shapes: each
+// writer into a table of its own (disjoint tables; every commit still takes
+// the lake's next snapshot id), and all into one table. Catalogs:
 //   moraine/etcd   ducklake:moraine:etcd://... on a 3-member etcd cluster on
 //                  loopback started here
+//   moraine/etcds  the same on a secured cluster (TLS, client certificates,
+//                  etcd's auth)
 //   postgres       ducklake:postgres:... on a local PostgreSQL server started
 //                  here (initdb, pg_ctl) with DuckDB's postgres extension
 // Printed per catalog and writer count: commits/s over one common window
@@ -17,6 +19,7 @@
 //   moraine_writers_bench [--seconds S]   (default 8 per configuration;
 //                                          MORAINE_BENCH_QUICK=1: 3)
 //                         [--writers N,N...] (default 1,2,4,8,16)
+//                         [--tables each|shared] (default both shapes)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -77,7 +80,15 @@ double WindowRate(const std::vector<test::WriterResult>& results, Clock::time_po
   return static_cast<double>(inside) / std::chrono::duration<double>(end - begin).count();
 }
 
-Figures Run(const Catalog& catalog, int writers, double seconds) {
+// How the writers share the lake: a table each, or all one table (DuckLake
+// allows concurrent inserts into one table).
+enum class Tables { kOneEach, kOneShared };
+
+std::string TableOf(Tables tables, int writer) {
+  return "lake.t" + std::to_string(tables == Tables::kOneEach ? writer : 0);
+}
+
+Figures Run(const Catalog& catalog, Tables tables, int writers, double seconds) {
   const std::filesystem::path scratch = util::CreateTempDir("moraine-bench-files-");
   const std::string files = scratch.string() + "/";
   const std::vector<std::string> setup = catalog.new_lake(files);
@@ -85,8 +96,9 @@ Figures Run(const Catalog& catalog, int writers, double seconds) {
     ducklake_adapter::Host host;
     auto connection = host.Connect();
     std::vector<std::string> statements = setup;
-    for (int w = 0; w < writers; ++w) {
-      statements.push_back("CREATE TABLE lake.t" + std::to_string(w) + " (w INTEGER, k INTEGER)");
+    const int created = tables == Tables::kOneEach ? writers : 1;
+    for (int w = 0; w < created; ++w) {
+      statements.push_back("CREATE TABLE " + TableOf(tables, w) + " (w INTEGER, k INTEGER)");
     }
     for (const auto& statement : statements) {
       auto result = connection->Query(statement);
@@ -102,7 +114,7 @@ Figures Run(const Catalog& catalog, int writers, double seconds) {
                                       std::chrono::duration<double>(seconds));
   test::WriterProcesses processes(MORAINE_DUCKLAKE_WRITER);
   for (int w = 0; w < writers; ++w) {
-    test::WriterSpec spec{w, "lake.t" + std::to_string(w), 100000000, 0, setup};
+    test::WriterSpec spec{w, TableOf(tables, w), 100000000, 0, setup};
     spec.start_at = start_at;
     spec.stop_at = stop_at;
     processes.Start(spec);
@@ -141,8 +153,14 @@ int main(int argc, char** argv) {
   using namespace moraine;
   double seconds = std::getenv("MORAINE_BENCH_QUICK") ? 3 : 8;
   std::vector<int> writer_counts = {1, 2, 4, 8, 16};
+  std::vector<bench::Tables> shapes = {bench::Tables::kOneEach, bench::Tables::kOneShared};
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--seconds") == 0) seconds = std::atof(argv[i + 1]);
+    if (std::strcmp(argv[i], "--tables") == 0) {
+      const std::string shape = argv[i + 1];
+      if (shape == "each") shapes = {bench::Tables::kOneEach};
+      if (shape == "shared") shapes = {bench::Tables::kOneShared};
+    }
     if (std::strcmp(argv[i], "--writers") == 0) {
       writer_counts.clear();
       std::istringstream list(argv[i + 1]);
@@ -152,8 +170,8 @@ int main(int argc, char** argv) {
     }
   }
   std::printf(
-      "writers_bench: one-row INSERT commits through DuckLake SQL, one table per writer "
-      "process, %.0f s per configuration, DuckLake's default retry settings\n",
+      "writers_bench: one-row INSERT commits through DuckLake SQL by writer processes, "
+      "%.0f s per configuration, DuckLake's default retry settings\n",
       seconds);
   std::fflush(stdout);
   try {
@@ -192,29 +210,34 @@ int main(int argc, char** argv) {
                "ATTACH 'ducklake:postgres:" + dsn + "' AS lake (DATA_PATH '" + files + "')"};
          }},
     };
-    std::printf("\n%-8s %-14s %10s %8s %7s %9s %9s\n", "writers", "catalog", "commits/s", "acked",
-                "failed", "p50 ms", "p99 ms");
-    std::map<std::string, double> at_eight;
-    for (int writers : writer_counts) {
-      for (const auto& catalog : catalogs) {
-        bench::Figures f = bench::Run(catalog, writers, seconds);
-        std::printf("%-8d %-14s %10.1f %8zu %7zu %9.1f %9.1f\n", writers, catalog.label.c_str(),
-                    f.commits_per_s, f.acknowledged, f.failed, f.p50_ms, f.p99_ms);
-        if (!f.first_error.empty())
-          std::printf("         first failure: %s\n", f.first_error.c_str());
-        if (catalog.label != "postgres") {
-          std::printf("         commit loops %lld, DuckLake re-checks %lld, rebased %lld\n",
-                      f.counters["in_catalog_commits"], f.counters["native_conflict_checks"],
-                      f.counters["rebased_commits"]);
+    for (const auto tables : shapes) {
+      std::printf("\n%s\n%-8s %-14s %10s %8s %7s %9s %9s\n",
+                  tables == bench::Tables::kOneEach ? "one table per writer" : "all on one table",
+                  "writers", "catalog", "commits/s", "acked", "failed", "p50 ms", "p99 ms");
+      std::map<int, std::map<std::string, double>> rates;  // writers -> catalog -> commits/s
+      for (int writers : writer_counts) {
+        for (const auto& catalog : catalogs) {
+          bench::Figures f = bench::Run(catalog, tables, writers, seconds);
+          std::printf("%-8d %-14s %10.1f %8zu %7zu %9.1f %9.1f\n", writers,
+                      catalog.label.c_str(), f.commits_per_s, f.acknowledged, f.failed, f.p50_ms,
+                      f.p99_ms);
+          if (!f.first_error.empty())
+            std::printf("         first failure: %s\n", f.first_error.c_str());
+          if (catalog.label != "postgres") {
+            std::printf("         commit loops %lld, DuckLake re-checks %lld, rebased %lld\n",
+                        f.counters["in_catalog_commits"], f.counters["native_conflict_checks"],
+                        f.counters["rebased_commits"]);
+          }
+          std::fflush(stdout);
+          rates[writers][catalog.label] = f.commits_per_s;
         }
-        std::fflush(stdout);
-        if (writers == 8) at_eight[catalog.label] = f.commits_per_s;
       }
-    }
-    if (at_eight["postgres"] > 0) {
-      std::printf("\n8 writers: moraine/etcd / postgres = %.2f, moraine/etcds / postgres = %.2f\n",
-                  at_eight["moraine/etcd"] / at_eight["postgres"],
-                  at_eight["moraine/etcds"] / at_eight["postgres"]);
+      for (auto& [writers, rate] : rates) {
+        if (rate["postgres"] <= 0) continue;
+        std::printf("%d writers: moraine/etcd / postgres = %.2f, moraine/etcds / postgres = %.2f\n",
+                    writers, rate["moraine/etcd"] / rate["postgres"],
+                    rate["moraine/etcds"] / rate["postgres"]);
+      }
     }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "writers_bench: %s\n", error.what());

@@ -753,12 +753,13 @@ void ManagerSlots::FlushChangesServerSide(TransactionMethods& transaction,
     (transaction.*run_commit_loop)(transaction_snapshot, changes, retry_config);
     return;
   }
-  // On a store only this process writes, a retry holding the turn loses to
-  // nobody: it can start at once. Where other processes write too (etcd),
+  // Where contending commits take turns (the process's turn on RocksDB, the
+  // commit queue on etcd), a retry waits for its turn, not for a backoff: it
+  // can start at once. Without turns (an etcd handle without its watch),
   // retrying at once makes writers collide again in lockstep; DuckLake's
   // randomized backoff spreads them.
   abi::DuckLakeRetryConfig in_catalog = retry_config;
-  if (metadata.where.store->OneWritingProcess()) {
+  if (metadata.where.store->ContendingCommitsTakeTurns()) {
     in_catalog.retry_wait_ms = 0;
     in_catalog.retry_backoff = 1.0;
   }

@@ -107,11 +107,12 @@ class KvStore {
 
   virtual bool read_only() const = 0;
   virtual const std::string& location() const = 0;
-  // Whether commits to this store can come only from this process: RocksDB
-  // lets one process open a store read-write, while an etcd lake takes
-  // commits from every process that attaches it. A lost race on a store of
-  // one process was lost to a commit of this very process.
-  virtual bool OneWritingProcess() const = 0;
+  // Whether commits that contend for the head take turns, so that one that
+  // lost its race may retry at once without colliding again in lockstep: on
+  // RocksDB only this process commits (one process opens a store
+  // read-write), and its commits take the process's turn; on etcd the
+  // writers of every process queue (etcd_commit_queue.h).
+  virtual bool ContendingCommitsTakeTurns() const = 0;
 };
 
 struct KvOptions {

@@ -54,7 +54,9 @@ class CatalogCachingStore : public store::KvStore {
       std::string_view head_key, const std::optional<std::string>& expected_head_value,
       const store::WriteBatch& batch) override;
   bool read_only() const override;
-  bool OneWritingProcess() const override { return wrapped_->OneWritingProcess(); }
+  bool ContendingCommitsTakeTurns() const override {
+    return wrapped_->ContendingCommitsTakeTurns();
+  }
   const std::string& location() const override;
 
  private:

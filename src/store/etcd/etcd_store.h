@@ -84,7 +84,7 @@ class EtcdStore final : public KvStore {
                             const std::optional<std::string>& expected_head_value,
                             const WriteBatch& batch) override;
   bool read_only() const override { return options_.read_only; }
-  bool OneWritingProcess() const override { return false; }
+  bool ContendingCommitsTakeTurns() const override { return queue_ != nullptr; }
   const std::string& location() const override { return options_.location; }
 
   // Commit RPCs of this handle whose outcome was unknown and had to be

@@ -71,7 +71,7 @@ class RocksDbStore final : public KvStore {
   bool read_only() const override { return options_.read_only; }
   // RocksDB's lock file keeps a second read-write open out, in this process
   // or another.
-  bool OneWritingProcess() const override { return true; }
+  bool ContendingCommitsTakeTurns() const override { return true; }
   const std::string& location() const override { return options_.location; }
 
   // Persists the memtable into table files (tools, tests). Not part of
