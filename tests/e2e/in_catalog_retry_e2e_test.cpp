@@ -2,13 +2,15 @@
 // manager (FlushChangesServerSide in duckdb_shim/native_metadata_manager.h):
 // connections of one process that keep losing races to each other's commits
 // on disjoint tables all land with DuckLake's retry settings at their
-// defaults; a commit that lost only to inlined data of other tables is
-// rebased as it lands, every other lost race is re-checked by DuckLake, and
+// defaults; a commit of inlined data that lost only to data commits of other
+// tables, or to inserts into a table it only inserted into, is rebased as it
+// lands, every other lost race is re-checked by DuckLake, and
 // both leave exactly what DuckLake's own retry leaves; a true conflict still
 // ends in DuckLake's own conflict error; and a lake attached with the
 // manager off gets DuckLake's loop as DuckLake runs it.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -202,9 +204,10 @@ Rows LostRace(const std::string& options, const std::vector<std::string>& mine,
 
 // How a lost race is settled.
 enum class Settled {
-  // Moved onto the new head as it lands (commit/rows/snapshot_rebase.h): only a
-  // commit that lost to commits of inlined data of other tables. DuckLake
-  // sees no lost race and re-checks nothing.
+  // Moved onto the new head as it lands (commit/rows/snapshot_rebase.h): a
+  // commit of inlined data that lost to data commits of other tables, or to
+  // inserts into a table it only inserted into. DuckLake sees no lost race
+  // and re-checks nothing.
   kRebased,
   // DuckLake's retry, which re-checks on the new head from the store.
   kReChecked,
@@ -242,9 +245,56 @@ TEST(InCatalogRetry, ADeleteThatLostToInsertsIntoAnotherTableIsRebased) {
                  {"INSERT INTO lake.u VALUES (11)", "INSERT INTO lake.u VALUES (12)"});
 }
 
-TEST(InCatalogRetry, AnInsertThatLostToAnInsertIntoTheSameTableIsReChecked) {
-  ExpectLostRace(Settled::kReChecked, {"INSERT INTO lake.t VALUES (7, 'seven')"},
+// DuckLake allows concurrent inserts into one table: the rebase re-stages
+// the row ids and the table's stats on the head's, as DuckLake's retry does.
+TEST(InCatalogRetry, AnInsertThatLostToAnInsertIntoTheSameTableIsRebased) {
+  // Both raise i's max; only the winner lowers s's min, only this one its max.
+  ExpectLostRace(Settled::kRebased, {"INSERT INTO lake.t VALUES (7, 'seven')"},
                  {"INSERT INTO lake.t VALUES (8, 'eight')"});
+  // This one lowers i's min below the winner's, and adds a NULL.
+  ExpectLostRace(Settled::kRebased, {"INSERT INTO lake.t VALUES (-3, NULL), (0, 'zero')"},
+                 {"INSERT INTO lake.t VALUES (2, 'two')", "INSERT INTO lake.t VALUES (-1, 'a')"});
+}
+
+TEST(InCatalogRetry, AnInsertThatLostToADataFileOfTheSameTableIsRebased) {
+  ExpectLostRace(Settled::kRebased, {"INSERT INTO lake.t VALUES (7, 'seven')"},
+                 {"INSERT INTO lake.t SELECT i, 'n' || i FROM range(100) r(i)"});
+}
+
+TEST(InCatalogRetry, AnInsertIntoTwoTablesThatLostToAnInsertIntoOneOfThemIsRebased) {
+  ExpectLostRace(Settled::kRebased,
+                 {"INSERT INTO lake.t VALUES (7, 'seven')", "INSERT INTO lake.u VALUES (70)"},
+                 {"INSERT INTO lake.u VALUES (11)"});
+}
+
+// DuckLake calls an insert and a delete of one table's inlined rows a
+// conflict either way round; the rebase leaves them to DuckLake's check, whose
+// error ends the commit and changes nothing.
+TEST(InCatalogRetry, InsertsAndDeletesOfOneTableStillConflictAsInDuckLake) {
+  const std::vector<std::array<std::string, 3>> races = {
+      {"INSERT INTO lake.t VALUES (7, 'seven')", "DELETE FROM lake.t WHERE i = 5",
+       "another transaction has deleted inlined data from it"},
+      {"DELETE FROM lake.t WHERE i = 5", "INSERT INTO lake.t VALUES (8, 'eight')",
+       "another transaction has inserted into it"},
+  };
+  for (const auto& [mine, theirs, conflict] : races) {
+    TempDir dir;
+    DuckLakeSession session;
+    AttachLake(session, dir);
+    session.Run("CREATE TABLE lake.t (i INTEGER, s VARCHAR)");
+    session.Run("INSERT INTO lake.t VALUES (1, 'one'), (5, NULL)");
+    auto other = OtherConnection(session);
+    session.Run("BEGIN");
+    session.Run(mine);
+    auto won = other->Query(theirs);
+    ASSERT_FALSE(won->HasError()) << won->GetError();
+    const int64_t head = session.Head();
+    const auto before = NativeMetadataManager::CurrentStatus();
+    const std::string error = session.Error("COMMIT");
+    EXPECT_NE(error.find(conflict), std::string::npos) << mine << " / " << theirs << ": " << error;
+    EXPECT_EQ(NativeMetadataManager::CurrentStatus().rebased_commits, before.rebased_commits);
+    EXPECT_EQ(session.Head(), head);
+  }
 }
 
 TEST(InCatalogRetry, AnInsertThatLostToASchemaChangeIsReChecked) {
@@ -266,9 +316,10 @@ TEST(InCatalogRetry, AnInsertThatLostToADataFileOnAnotherTableIsRebased) {
 // DuckDB may run the COMMIT that DuckLake's loop sends to the metadata
 // connection on a task-scheduler worker, not on the thread that runs the
 // loop and holds the commit turn. That COMMIT must not wait for the turn
-// (session 11 found it did, and hung). With several threads, lost races on
-// one table each go through the loop's retry, so each round is a chance for
-// the worker to take that COMMIT; a watchdog turns a hang into a failure.
+// (session 11 found it did, and hung). With several threads, inserts that
+// lost to a schema change of another table each go through the loop's retry,
+// so each round is a chance for the worker to take that COMMIT; a watchdog
+// turns a hang into a failure.
 TEST(InCatalogRetry, ARetriedCommitLandsWhenAWorkerThreadRunsItsCatalogCommit) {
   constexpr int kRounds = 30;
   TempDir dir;
@@ -276,6 +327,7 @@ TEST(InCatalogRetry, ARetriedCommitLandsWhenAWorkerThreadRunsItsCatalogCommit) {
   AttachLake(session, dir);
   session.Run("SET threads = 4");
   session.Run("CREATE TABLE lake.t (i INTEGER)");
+  session.Run("CREATE TABLE lake.u (i INTEGER)");
   auto other = session.host().Connect();
   const auto before = NativeMetadataManager::CurrentStatus();
 
@@ -294,6 +346,10 @@ TEST(InCatalogRetry, ARetriedCommitLandsWhenAWorkerThreadRunsItsCatalogCommit) {
     session.Run("INSERT INTO lake.t VALUES (" + std::to_string(2 * round) + ")");
     auto won = other->Query("INSERT INTO lake.t VALUES (" + std::to_string(2 * round + 1) + ")");
     ASSERT_FALSE(won->HasError()) << won->GetError();
+    // Not rebased: a schema change came between.
+    auto altered =
+        other->Query("ALTER TABLE lake.u ADD COLUMN c" + std::to_string(round) + " INTEGER");
+    ASSERT_FALSE(altered->HasError()) << altered->GetError();
     session.Run("COMMIT");
   }
   finished = true;

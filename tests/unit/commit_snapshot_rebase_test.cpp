@@ -60,6 +60,19 @@ TEST(SnapshotRebase, AnInlinedInsertIsADataCommitOfItsTable) {
   ASSERT_TRUE(commit);
   EXPECT_EQ(commit->snapshot_id, 8);
   EXPECT_EQ(commit->tables, (std::set<int64_t>{2}));
+  EXPECT_EQ(commit->inserted_only, (std::set<int64_t>{2}));
+}
+
+TEST(SnapshotRebase, ACommitThatEndsARowOfATableIsNoInsertIntoIt) {
+  auto ended = InlinedInsert();
+  ended.push_back({Kind::kUpdate,
+                   "ducklake_inlined_data_2_3",
+                   {int64_t{1}, int64_t{2}, std::monostate{}},
+                   {int64_t{1}, int64_t{2}, int64_t{8}}});
+  ended[3].after = ChangesRow(8, "inlined_insert:2,inlined_delete:2");
+  const auto commit = DataCommitOf(ended, kBase, kShape);
+  ASSERT_TRUE(commit);
+  EXPECT_TRUE(commit->inserted_only.empty());
 }
 
 TEST(SnapshotRebase, CommitsThatAreMoreThanInlinedDataAreNot) {
@@ -109,6 +122,22 @@ TEST(SnapshotRebase, AHeadOfDataCommitsOnOtherTablesAdmitsTheRebase) {
   EXPECT_EQ(MoveOnto(commit, kBase, head).file_ids, 2);
 }
 
+TEST(SnapshotRebase, InsertsIntoATableTheCommitOnlyInsertedIntoAdmitTheRebase) {
+  const DataCommit commit{8, {2, 4}, {2}};
+  const SnapshotCounters head{9, 3, 4, 12};
+  EXPECT_EQ(HeadAdmitsRebase(commit, kBase, 20, head, 22,
+                             {"inlined_insert:2", "inserted_into_table:2,inlined_insert:5"}),
+            (std::set<int64_t>{2}));
+  EXPECT_EQ(HeadAdmitsRebase(commit, kBase, 20, head, 22, {"inlined_insert:5", "inlined_insert:6"}),
+            (std::set<int64_t>{}));
+  EXPECT_EQ(HeadAdmitsRebase(commit, kBase, 20, head, 22, {"inlined_insert:2", "inlined_delete:2"}),
+            std::nullopt)
+      << "a delete from it";
+  EXPECT_EQ(HeadAdmitsRebase(commit, kBase, 20, head, 22, {"inlined_insert:4", "inlined_insert:5"}),
+            std::nullopt)
+      << "an insert into a table the commit did more to";
+}
+
 TEST(SnapshotRebase, AnyOtherHeadDoesNot) {
   const DataCommit commit{8, {2}};
   const SnapshotCounters head{9, 3, 4, 12};
@@ -149,6 +178,77 @@ TEST(SnapshotRebase, RowsMoveTheirSnapshotCellsAndTheSnapshotItsFileCounter) {
   // Another snapshot's row keeps its counters.
   EXPECT_EQ(WithSnapshotMoved("ducklake_snapshot", SnapshotRow(7, 3, 4, 10), move, kShape),
             SnapshotRow(7, 3, 4, 10));
+}
+
+TEST(SnapshotRebase, InlinedRowsOfASharedTableTakeRowIdsAfterTheHeads) {
+  const SnapshotMove move{8, 10, 2, {{2, 3}}};
+  const Row inlined = {int64_t{5}, int64_t{8}, std::monostate{}, catalog::OpaqueValue{"7"}};
+  EXPECT_EQ(WithSnapshotMoved("ducklake_inlined_data_2_3", inlined, move, kShape),
+            (Row{int64_t{8}, int64_t{10}, std::monostate{}, catalog::OpaqueValue{"7"}}));
+  // Another table's rows keep theirs.
+  EXPECT_EQ(WithSnapshotMoved("ducklake_inlined_data_4_3", inlined, move, kShape),
+            (Row{int64_t{5}, int64_t{10}, std::monostate{}, catalog::OpaqueValue{"7"}}));
+}
+
+// A ducklake_table_column_stats row: table_id, column_id, contains_null,
+// contains_nan, min_value, max_value, extra_stats.
+Row ColumnStats(Cell contains_null, Cell min, Cell max) {
+  return {int64_t{2}, int64_t{1}, contains_null, std::monostate{}, min, max, std::monostate{}};
+}
+
+TEST(SnapshotRebase, TableStatsAreTheHeadsPlusWhatTheCommitAdded) {
+  const Row before = {int64_t{2}, int64_t{5}, int64_t{5}, int64_t{0}};
+  const Row after = {int64_t{2}, int64_t{7}, int64_t{7}, int64_t{0}};
+  const Row head = {int64_t{2}, int64_t{6}, int64_t{9}, int64_t{100}};
+  EXPECT_EQ(StatsOnHead("ducklake_table_stats", before, after, head, "", kShape),
+            (Row{int64_t{2}, int64_t{8}, int64_t{11}, int64_t{100}}));
+}
+
+TEST(SnapshotRebase, ColumnStatsMergeWithTheHeadsByTheColumnsType) {
+  const Row before = ColumnStats(false, std::string("1"), std::string("5"));
+  // The commit added 7 (the max), the head 10 and -2 (both ends) and a NULL.
+  const Row after = ColumnStats(false, std::string("1"), std::string("7"));
+  const Row head = ColumnStats(true, std::string("-2"), std::string("10"));
+  EXPECT_EQ(StatsOnHead("ducklake_table_column_stats", before, after, head, "int32", kShape),
+            ColumnStats(true, std::string("-2"), std::string("10")));
+  // Compared as text, "7" > "10": as integers the head's max stays.
+  const Row lower = ColumnStats(true, std::string("-9"), std::string("70"));
+  EXPECT_EQ(StatsOnHead("ducklake_table_column_stats", before, lower, head, "int64", kShape),
+            ColumnStats(true, std::string("-9"), std::string("70")));
+  EXPECT_EQ(StatsOnHead("ducklake_table_column_stats", before, after, head, "varchar", kShape),
+            ColumnStats(true, std::string("-2"), std::string("7")));
+}
+
+TEST(SnapshotRebase, ColumnStatsThatCannotBeMergedHereRefuseTheRebase) {
+  const Row before = ColumnStats(false, std::string("1"), std::string("5"));
+  const Row after = ColumnStats(false, std::string("1"), std::string("7"));
+  const Row head = ColumnStats(false, std::string("1"), std::string("9"));
+  for (const char* type : {"decimal(9,2)", "timestamp", "struct", ""}) {
+    EXPECT_EQ(StatsOnHead("ducklake_table_column_stats", before, after, head, type, kShape),
+              std::nullopt)
+        << type;
+  }
+  const Row unknown = ColumnStats(false, std::monostate{}, std::string("9"));
+  EXPECT_EQ(StatsOnHead("ducklake_table_column_stats", before, after, unknown, "int32", kShape),
+            std::nullopt)
+      << "a min on one side only";
+  Row extra = head;
+  extra[6] = std::string("{\"x\":1}");
+  EXPECT_EQ(StatsOnHead("ducklake_table_column_stats", before, after, extra, "int32", kShape),
+            std::nullopt)
+      << "extra_stats that differ";
+}
+
+TEST(SnapshotRebase, StatValuesCompareAsTheirType) {
+  EXPECT_EQ(CompareStatValues("int32", "9", "10"), -1);
+  EXPECT_EQ(CompareStatValues("uint64", "18446744073709551615", "1"), 1);
+  EXPECT_EQ(CompareStatValues("float64", "-0.5", "1e-3"), -1);
+  EXPECT_EQ(CompareStatValues("float64", "nan", "1"), std::nullopt);
+  EXPECT_EQ(CompareStatValues("varchar", "b", "ab"), 1);
+  EXPECT_EQ(CompareStatValues("boolean", "false", "true"), -1);
+  EXPECT_EQ(CompareStatValues("date", "2024-01-31", "2024-02-01"), -1);
+  EXPECT_EQ(CompareStatValues("date", "-2024-01-31", "2024-02-01"), std::nullopt);
+  EXPECT_EQ(CompareStatValues("int32", "9x", "10"), std::nullopt);
 }
 
 }  // namespace

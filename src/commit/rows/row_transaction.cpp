@@ -19,6 +19,7 @@
 #include "commit/rows/storage/row_storage.h"
 #include "commit/rows/storage/staged_records.h"
 #include "commit/rows/storage/version_option.h"
+#include "commit/rows/table_rows.h"
 #include "store/error.h"
 #include "store/records.pb.h"
 #include "store/value_frame.h"
@@ -331,13 +332,13 @@ class StoreRowTransaction final : public RowTransaction {
     for (int attempt = 0; attempt < kRebaseAttempts; ++attempt) {
       StoreRowTransaction onto(store_, shape_, /*for_commit=*/true);
       const auto head = onto.LatestSnapshot();
-      if (!head ||
-          !HeadAdmitsRebase(*rebasable, *base, head_.batch_count(), *head, onto.head_.batch_count(),
-                            onto.ChangesAfter(base->snapshot_id))) {
-        break;
-      }
+      const auto shared =
+          head ? HeadAdmitsRebase(*rebasable, *base, head_.batch_count(), *head,
+                                  onto.head_.batch_count(), onto.ChangesAfter(base->snapshot_id))
+               : std::nullopt;
+      if (!shared) break;
       const SnapshotMove move = MoveOnto(*rebasable, *base, *head);
-      if (!onto.Replay(writes_, move)) break;
+      if (!onto.Replay(writes_, move, *shared, head->snapshot_id)) break;
       onto.staged_.FlushContainers();
       onto.finished_ = true;
       if (auto landed = onto.Land()) {
@@ -377,12 +378,48 @@ class StoreRowTransaction final : public RowTransaction {
   }
 
   // Applies `writes` (another transaction's) moved by `move`: whether every
-  // one applied, each update and delete to exactly the row it found then.
-  bool Replay(const std::vector<RowWrite>& writes, const SnapshotMove& move) {
+  // one applied, each update and delete to exactly the row it found then,
+  // but the stats rows of the `shared` tables (both inserted into), which
+  // are re-staged on the head's (`head_snapshot`), and their inlined rows,
+  // which take row ids after the head's.
+  bool Replay(const std::vector<RowWrite>& writes, SnapshotMove move,
+              const std::set<int64_t>& shared, int64_t head_snapshot) {
     try {
-      for (const auto& write : writes) {
+      const auto shared_stats = [&](const RowWrite& write) -> std::optional<int64_t> {
+        if (write.kind != RowWrite::Kind::kUpdate || !IsTableStats(write.table) ||
+            write.before.empty() || !std::holds_alternative<int64_t>(write.before[0])) {
+          return std::nullopt;
+        }
+        const int64_t table = std::get<int64_t>(write.before[0]);  // table_id leads both
+        return shared.count(table) ? std::optional<int64_t>(table) : std::nullopt;
+      };
+      // The head's stats rows first: they say where the shared tables' row ids go.
+      std::vector<std::optional<Row>> head_stats(writes.size());
+      for (size_t i = 0; i < writes.size(); ++i) {
+        const auto table = shared_stats(writes[i]);
+        if (!table) continue;
+        head_stats[i] = StatsRowAtHead(writes[i].table, writes[i].before);
+        if (!head_stats[i]) return false;
+        if (writes[i].table != "ducklake_table_stats") continue;
+        const auto head_next = NamedCell(writes[i].table, *head_stats[i], "next_row_id");
+        const auto base_next = NamedCell(writes[i].table, writes[i].before, "next_row_id");
+        if (!head_next || !base_next || *head_next < *base_next) return false;
+        move.row_ids[*table] = *head_next - *base_next;
+      }
+      for (size_t i = 0; i < writes.size(); ++i) {
+        const RowWrite& write = writes[i];
         if (write.kind == RowWrite::Kind::kInsert) {
           Insert(write.table, WithSnapshotMoved(write.table, write.after, move, shape_));
+          continue;
+        }
+        if (const auto table = shared_stats(write)) {
+          const auto handle = FindRow(write.table, *head_stats[i]);
+          const auto column = NamedCell(write.table, write.before, "column_id");
+          const std::string type = column ? ColumnTypeAt(head_snapshot, *table, *column) : "";
+          const auto restaged =
+              StatsOnHead(write.table, write.before, write.after, *head_stats[i], type, shape_);
+          if (!handle || !restaged) return false;
+          Update(write.table, *handle, *restaged);
           continue;
         }
         const auto handle =
@@ -402,6 +439,57 @@ class StoreRowTransaction final : public RowTransaction {
       return false;
     }
     return true;
+  }
+
+  // The int64 cell `column` of `row` of `table`, if it holds one.
+  std::optional<int64_t> NamedCell(std::string_view table, const Row& row,
+                                   std::string_view column) const {
+    const auto* mapping = catalog::FindRowMapping(shape_, table);
+    if (!mapping) return std::nullopt;
+    const auto& columns = mapping->table().columns;
+    for (size_t i = 0; i < columns.size() && i < row.size(); ++i) {
+      if (columns[i].name == column && std::holds_alternative<int64_t>(row[i])) {
+        return std::get<int64_t>(row[i]);
+      }
+    }
+    return std::nullopt;
+  }
+
+  // The stats row of `table` this transaction sees with the keys of `row`
+  // (table_id, and column_id for a column's stats).
+  std::optional<Row> StatsRowAtHead(std::string_view table, const Row& row) {
+    const auto table_id = NamedCell(table, row, "table_id");
+    const auto column_id = NamedCell(table, row, "column_id");
+    if (!table_id) return std::nullopt;
+    std::optional<Row> found;
+    int matches = 0;
+    ScanProjected(
+        table,
+        {{ColumnBound{.column = 0, .lower = *table_id, .upper = *table_id}}, std::nullopt, true},
+        [&](RowHandle, const Row& candidate) {
+          if (NamedCell(table, candidate, "table_id") != table_id) return;
+          if (column_id && NamedCell(table, candidate, "column_id") != column_id) return;
+          found = candidate;
+          ++matches;
+        });
+    if (matches != 1) return std::nullopt;
+    return found;
+  }
+
+  // The DuckLake type of column `column_id` of table `table_id` at the head
+  // (`snapshot`), or "" if it has none there.
+  std::string ColumnTypeAt(int64_t snapshot, int64_t table_id, int64_t column_id) {
+    std::string type;
+    TableRows(*this, "ducklake_column", {"table_id", "column_id", "column_type"})
+        .ForEachLive(
+            snapshot, /*at_head=*/true,
+            [&](const std::vector<size_t>& at, const Row& row) {
+              const auto* id = std::get_if<int64_t>(&row[at[1]]);
+              const auto* text = std::get_if<std::string>(&row[at[2]]);
+              if (id && *id == column_id && text) type = *text;
+            },
+            table_id);
+    return type;
   }
 
   // A handle of a row of `table` equal to `row`, if this transaction sees one.
