@@ -3,9 +3,12 @@
 //
 // For 1, 2, 4, 8 and 16 writer processes, each its own DuckDB with its own
 // ATTACH, each committing one-row INSERTs (autocommit, through DuckLake SQL,
-// DuckLake's default retry settings), for a fixed time, in two shapes: each
+// DuckLake's default retry settings), for a fixed time, in three shapes: each
 // writer into a table of its own (disjoint tables; every commit still takes
-// the lake's next snapshot id), and all into one table. Catalogs:
+// the lake's next snapshot id), all into one table, and all into one table
+// with every tenth commit of each writer an ALTER TABLE ADD COLUMN of it
+// instead (the inserts in flight then conflict, in DuckLake's rules, on any
+// catalog). Catalogs:
 //   moraine/etcd   ducklake:moraine:etcd://... on a 3-member etcd cluster on
 //                  loopback started here
 //   moraine/etcds  the same on a secured cluster (TLS, client certificates,
@@ -19,7 +22,7 @@
 //   moraine_writers_bench [--seconds S]   (default 8 per configuration;
 //                                          MORAINE_BENCH_QUICK=1: 3)
 //                         [--writers N,N...] (default 1,2,4,8,16)
-//                         [--tables each|shared] (default both shapes)
+//                         [--tables each|shared|altered] (default all three)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -49,6 +52,7 @@ struct Figures {
   double commits_per_s = 0;
   size_t acknowledged = 0;
   size_t failed = 0;
+  size_t conflicts = 0;  // of `failed`, DuckLake's "Transaction conflict" errors
   double p50_ms = 0, p99_ms = 0;
   std::string first_error;
   // Every writer's moraine counters, summed (writer_processes.h).
@@ -80,12 +84,26 @@ double WindowRate(const std::vector<test::WriterResult>& results, Clock::time_po
   return static_cast<double>(inside) / std::chrono::duration<double>(end - begin).count();
 }
 
-// How the writers share the lake: a table each, or all one table (DuckLake
-// allows concurrent inserts into one table).
-enum class Tables { kOneEach, kOneShared };
+// How the writers share the lake: a table each, all one table (DuckLake
+// allows concurrent inserts into one table), or one table with every tenth
+// commit an ALTER of it (a true conflict for the inserts in flight).
+enum class Tables { kOneEach, kOneShared, kOneSharedAltered };
 
 std::string TableOf(Tables tables, int writer) {
   return "lake.t" + std::to_string(tables == Tables::kOneEach ? writer : 0);
+}
+
+const char* Describe(Tables tables) {
+  switch (tables) {
+    case Tables::kOneEach:
+      return "one table per writer";
+    case Tables::kOneShared:
+      return "all on one table";
+    case Tables::kOneSharedAltered:
+      return "all on one table, every 10th commit an ALTER of it (failures are DuckLake's "
+             "conflicts)";
+  }
+  return "";
 }
 
 Figures Run(const Catalog& catalog, Tables tables, int writers, double seconds) {
@@ -115,6 +133,7 @@ Figures Run(const Catalog& catalog, Tables tables, int writers, double seconds) 
   test::WriterProcesses processes(MORAINE_DUCKLAKE_WRITER);
   for (int w = 0; w < writers; ++w) {
     test::WriterSpec spec{w, TableOf(tables, w), 100000000, 0, setup};
+    if (tables == Tables::kOneSharedAltered) spec.alter_every = 10;
     spec.start_at = start_at;
     spec.stop_at = stop_at;
     processes.Start(spec);
@@ -134,6 +153,7 @@ Figures Run(const Catalog& catalog, Tables tables, int writers, double seconds) 
         ++figures.acknowledged;
       } else {
         ++figures.failed;
+        if (commit.error.find("Transaction conflict") != std::string::npos) ++figures.conflicts;
         if (figures.first_error.empty()) figures.first_error = commit.error.substr(0, 240);
       }
     }
@@ -153,13 +173,15 @@ int main(int argc, char** argv) {
   using namespace moraine;
   double seconds = std::getenv("MORAINE_BENCH_QUICK") ? 3 : 8;
   std::vector<int> writer_counts = {1, 2, 4, 8, 16};
-  std::vector<bench::Tables> shapes = {bench::Tables::kOneEach, bench::Tables::kOneShared};
+  std::vector<bench::Tables> shapes = {bench::Tables::kOneEach, bench::Tables::kOneShared,
+                                       bench::Tables::kOneSharedAltered};
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--seconds") == 0) seconds = std::atof(argv[i + 1]);
     if (std::strcmp(argv[i], "--tables") == 0) {
       const std::string shape = argv[i + 1];
       if (shape == "each") shapes = {bench::Tables::kOneEach};
       if (shape == "shared") shapes = {bench::Tables::kOneShared};
+      if (shape == "altered") shapes = {bench::Tables::kOneSharedAltered};
     }
     if (std::strcmp(argv[i], "--writers") == 0) {
       writer_counts.clear();
@@ -211,18 +233,18 @@ int main(int argc, char** argv) {
          }},
     };
     for (const auto tables : shapes) {
-      std::printf("\n%s\n%-8s %-14s %10s %8s %7s %9s %9s\n",
-                  tables == bench::Tables::kOneEach ? "one table per writer" : "all on one table",
-                  "writers", "catalog", "commits/s", "acked", "failed", "p50 ms", "p99 ms");
+      std::printf("\n%s\n%-8s %-14s %10s %8s %7s %9s %9s\n", bench::Describe(tables), "writers",
+                  "catalog", "commits/s", "acked", "failed", "p50 ms", "p99 ms");
       std::map<int, std::map<std::string, double>> rates;  // writers -> catalog -> commits/s
       for (int writers : writer_counts) {
         for (const auto& catalog : catalogs) {
           bench::Figures f = bench::Run(catalog, tables, writers, seconds);
-          std::printf("%-8d %-14s %10.1f %8zu %7zu %9.1f %9.1f\n", writers,
-                      catalog.label.c_str(), f.commits_per_s, f.acknowledged, f.failed, f.p50_ms,
-                      f.p99_ms);
-          if (!f.first_error.empty())
-            std::printf("         first failure: %s\n", f.first_error.c_str());
+          std::printf("%-8d %-14s %10.1f %8zu %7zu %9.1f %9.1f\n", writers, catalog.label.c_str(),
+                      f.commits_per_s, f.acknowledged, f.failed, f.p50_ms, f.p99_ms);
+          if (!f.first_error.empty()) {
+            std::printf("         failed: %zu DuckLake conflicts, %zu other; first: %s\n",
+                        f.conflicts, f.failed - f.conflicts, f.first_error.c_str());
+          }
           if (catalog.label != "postgres") {
             std::printf("         commit loops %lld, DuckLake re-checks %lld, rebased %lld\n",
                         f.counters["in_catalog_commits"], f.counters["native_conflict_checks"],

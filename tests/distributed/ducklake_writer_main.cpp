@@ -5,15 +5,16 @@
 //
 //   moraine_ducklake_writer --writer W --table lake.t --commits N
 //                           [--seconds S] [--start-at T] [--stop-at T]
-//                           [--sql STATEMENT]...
+//                           [--alter-every A] [--sql STATEMENT]...
 //
 // Every --sql statement runs first, in order (LOAD, ATTACH, SET ...); any
-// failure there exits 2. Commit k (0-based) is `INSERT INTO <table> VALUES
-// (W, k)`. With --seconds it stops at N commits or after S seconds, whichever
-// comes first. --start-at / --stop-at (steady-clock microseconds, see <done
-// at> below) let several writers commit over one common window: the first
-// commit waits for start-at, none starts at or after stop-at. One line per commit on stdout,
-// flushed as it happens:
+// failure there exits 2. Commit k (0-based) is `INSERT INTO <table> (w, k)
+// VALUES (W, k)`, or with --alter-every A, when k % A == A - 1, the schema
+// change `ALTER TABLE <table> ADD COLUMN c<W>_<k> INTEGER` (a true conflict
+// for every other writer's commit in flight on that table). With --seconds it stops at N commits or
+// after S seconds, whichever comes first. --start-at / --stop-at (steady-clock microseconds, see
+// <done at> below) let several writers commit over one common window: the first commit waits for
+// start-at, none starts at or after stop-at. One line per commit on stdout, flushed as it happens:
 //
 //   ok <k> <latency in microseconds> <done at>
 //   fail <k> <latency in microseconds> <done at> <DuckDB's error, on one line>
@@ -49,13 +50,15 @@ struct Args {
   double seconds = 0;
   long long start_at = 0;  // steady clock, microseconds; 0: at once
   long long stop_at = 0;   // 0: no bound
+  long alter_every = 0;    // 0: inserts only
   std::vector<std::string> sql;
 };
 
 [[noreturn]] void Usage(const char* why) {
   std::fprintf(stderr,
                "moraine_ducklake_writer: %s\nusage: moraine_ducklake_writer --writer W --table T "
-               "--commits N [--seconds S] [--start-at T] [--stop-at T] [--sql STATEMENT]...\n",
+               "--commits N [--seconds S] [--start-at T] [--stop-at T] [--alter-every A] "
+               "[--sql STATEMENT]...\n",
                why);
   std::exit(2);
 }
@@ -78,6 +81,8 @@ Args Parse(int argc, char** argv) {
       args.start_at = std::atoll(value.c_str());
     } else if (flag == "--stop-at") {
       args.stop_at = std::atoll(value.c_str());
+    } else if (flag == "--alter-every") {
+      args.alter_every = std::atol(value.c_str());
     } else if (flag == "--sql") {
       args.sql.push_back(value);
     } else {
@@ -122,10 +127,14 @@ int main(int argc, char** argv) {
   for (long k = 0; k < args.commits; ++k) {
     if (args.seconds > 0 && Clock::now() >= stop) break;
     if (args.stop_at > 0 && Clock::now() >= at(args.stop_at)) break;
-    const std::string insert = "INSERT INTO " + args.table + " VALUES (" +
-                               std::to_string(args.writer) + ", " + std::to_string(k) + ")";
+    const bool alter = args.alter_every > 0 && k % args.alter_every == args.alter_every - 1;
+    const std::string statement =
+        alter ? "ALTER TABLE " + args.table + " ADD COLUMN c" + std::to_string(args.writer) + "_" +
+                    std::to_string(k) + " INTEGER"
+              : "INSERT INTO " + args.table + " (w, k) VALUES (" + std::to_string(args.writer) +
+                    ", " + std::to_string(k) + ")";
     const auto begin = Clock::now();
-    auto result = connection->Query(insert);
+    auto result = connection->Query(statement);
     const auto end = Clock::now();
     const long long micros =
         std::chrono::duration_cast<std::chrono::microseconds>(end - begin).count();

@@ -28,6 +28,9 @@ struct WriterSpec {
   // A common window for several writers (steady clock; epoch: unbounded):
   // the first commit waits for start_at, none starts at or after stop_at.
   std::chrono::steady_clock::time_point start_at{}, stop_at{};
+  // Every alter_every-th commit is a schema change of the table instead
+  // (0: none); see ducklake_writer_main.cpp.
+  long alter_every = 0;
 };
 
 struct WriterCommit {
@@ -89,6 +92,7 @@ class WriterProcesses {
                           " --table " + ShellQuote(spec.table) + " --commits " +
                           std::to_string(spec.commits);
     if (spec.seconds > 0) command += " --seconds " + std::to_string(spec.seconds);
+    if (spec.alter_every > 0) command += " --alter-every " + std::to_string(spec.alter_every);
     const auto micros = [](std::chrono::steady_clock::time_point t) {
       return std::to_string(
           std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count());
