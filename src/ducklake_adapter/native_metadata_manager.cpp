@@ -769,7 +769,14 @@ void ManagerSlots::FlushChangesServerSide(TransactionMethods& transaction,
     CommitLoopState& loop;
     ~EndLoop() { loop.End(); }
   } end_loop{loop};
-  (transaction.*run_commit_loop)(transaction_snapshot, changes, in_catalog);
+  try {
+    (transaction.*run_commit_loop)(transaction_snapshot, changes, in_catalog);
+  } catch (...) {
+    // A loop that gave up (a conflict, its retries spent) gives up its turn
+    // in the store's commit queue too, so that other writers need not wait.
+    metadata.where.store->LeaveCommitQueue();
+    throw;
+  }
   if (const auto& rebased = loop.rebased()) {
     SetLastCommittedSnapshot(&transaction, *rebased);
     registration.rebased_commits.fetch_add(1, std::memory_order_relaxed);

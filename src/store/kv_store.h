@@ -113,6 +113,10 @@ class KvStore {
   // read-write), and its commits take the process's turn; on etcd the
   // writers of every process queue (etcd_commit_queue.h).
   virtual bool ContendingCommitsTakeTurns() const = 0;
+  // A commit that lost its race and then gave up (a conflict, its retries
+  // spent) gives up its turn too, so that other writers need not wait for
+  // it. Best effort; a no-op where turns are not kept in the store.
+  virtual void LeaveCommitQueue() {}
 };
 
 struct KvOptions {

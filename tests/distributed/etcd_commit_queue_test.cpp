@@ -53,6 +53,27 @@ TEST_F(EtcdCommitQueueTest, AWriterThatLostJoinsAndItsLandingCommitHandsTheTurnO
   EXPECT_FALSE(winner->InCommitQueue());
 }
 
+TEST_F(EtcdCommitQueueTest, AWriterThatGivesUpLeavesTheQueueAndHoldsNobodyUp) {
+  auto loser = OpenEtcd({});
+  auto winner = OpenEtcd({});
+  ASSERT_TRUE(CommitHead(*winner, std::nullopt, "first"));
+  const auto stale = loser->GetSnapshot()->Get(kHead);
+  ASSERT_TRUE(CommitHead(*winner, winner->GetSnapshot()->Get(kHead), "second"));
+  ASSERT_FALSE(CommitHead(*loser, stale, "lost"));
+  // It joins, and loses again (its head is still the stale one): it keeps
+  // its place for the retry ...
+  ASSERT_FALSE(CommitHead(*loser, stale, "lost again"));
+  EXPECT_TRUE(loser->InCommitQueue());
+  EXPECT_NE(QueueKeys(), "");
+  // ... until its commit gives up (DuckLake's conflict error, say).
+  loser->LeaveCommitQueue();
+  EXPECT_FALSE(loser->InCommitQueue());
+  EXPECT_EQ(QueueKeys(), "");
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(CommitHead(*winner, winner->GetSnapshot()->Get(kHead), "third"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, EtcdCommitQueue::kStall);
+}
+
 TEST_F(EtcdCommitQueueTest, AnEntryAKilledWriterLeftFirstHoldsOthersUpBriefly) {
   auto writer = OpenEtcd({});
   ASSERT_TRUE(CommitHead(*writer, std::nullopt, "first"));

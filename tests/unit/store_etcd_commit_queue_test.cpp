@@ -147,6 +147,17 @@ TEST(EtcdCommitQueue, ADeletionOfAnOlderOwnEntryKeepsTheNewPlace) {
   EXPECT_FALSE(queue.Queued());
 }
 
+TEST(EtcdCommitQueue, AWriterThatLeavesGivesUpItsPlace) {
+  EtcdCommitQueue queue(kPrefix, "me");
+  EXPECT_EQ(queue.Leave(), std::nullopt);
+  queue.AfterCommit(false);
+  queue.Joined(30);
+  queue.Observe("lake/i/me", 30);
+  EXPECT_EQ(queue.Leave(), 30);
+  EXPECT_FALSE(queue.Queued());
+  EXPECT_FALSE(queue.ShouldJoin());  // its lost race is forgotten with its place
+}
+
 TEST(EtcdCommitQueue, AWatchRestartForgetsTheQueue) {
   EtcdCommitQueue queue(kPrefix, "me");
   queue.Observe("lake/i/other", 10);

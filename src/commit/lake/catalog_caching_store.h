@@ -57,6 +57,7 @@ class CatalogCachingStore : public store::KvStore {
   bool ContendingCommitsTakeTurns() const override {
     return wrapped_->ContendingCommitsTakeTurns();
   }
+  void LeaveCommitQueue() override { wrapped_->LeaveCommitQueue(); }
   const std::string& location() const override;
 
  private:

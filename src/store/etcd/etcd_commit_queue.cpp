@@ -66,6 +66,17 @@ void EtcdCommitQueue::AfterCommit(bool landed) {
   }
 }
 
+std::optional<int64_t> EtcdCommitQueue::Leave() {
+  std::optional<int64_t> held;
+  {
+    std::lock_guard lock(mutex_);
+    lost_last_ = false;
+    held.swap(own_revision_);
+    if (held) entries_.erase(*held);
+  }
+  return held;
+}
+
 bool EtcdCommitQueue::OwnEntryShownLocked() const {
   const auto found = entries_.find(*own_revision_);
   return found != entries_.end() && found->second == own_key_;

@@ -76,16 +76,20 @@ class EtcdCommitQueue {
   // After a head commit: whether it landed (a landing commit deleted the
   // handle's entry).
   void AfterCommit(bool landed);
+  // The handle gives up its place (its commit gave up, or it closes): the
+  // create revision of the entry it held, for the store to delete; nullopt
+  // if it held none.
+  std::optional<int64_t> Leave();
 
   // An entry another handle left first for kStall: skipped, and to be
   // removed if its create revision still matches.
-  struct StaleEntry {
+  struct Entry {
     std::string key;
     int64_t create_revision = 0;
   };
   struct Turn {
     // The entries it stopped waiting on, each after kStall.
-    std::vector<StaleEntry> stale;
+    std::vector<Entry> stale;
     // Whether an entry ahead was deleted while it waited: another handle's
     // commit landed, so the head it read has most likely moved.
     bool handed_on = false;

@@ -130,6 +130,7 @@ EtcdStore::EtcdStore(KvOptions options, EtcdStoreOptions etcd_options,
 
 EtcdStore::~EtcdStore() {
   watch_.reset();
+  LeaveCommitQueue();
   // Best effort: a handle's tokens mean nothing once it is gone. If the
   // cluster is away, they stay behind, a few bytes each.
   if (!lanes_->used()) return;
@@ -189,7 +190,7 @@ bool EtcdStore::InCommitQueue() const { return queue_ && queue_->Queued(); }
 bool EtcdStore::TakeTurn() {
   if (queue_->ShouldJoin()) JoinQueue();
   const auto turn = queue_->AwaitTurn();
-  for (const auto& stale : turn.stale) RemoveStaleEntry(stale);
+  for (const auto& stale : turn.stale) RemoveEntry(stale);
   return turn.handed_on;
 }
 
@@ -207,16 +208,22 @@ void EtcdStore::JoinQueue() {
   if (read.kvs_size() == 1) queue_->Joined(read.kvs(0).create_revision());
 }
 
-void EtcdStore::RemoveStaleEntry(const EtcdCommitQueue::StaleEntry& stale) {
+void EtcdStore::LeaveCommitQueue() {
+  if (!queue_) return;
+  if (const auto held = queue_->Leave()) RemoveEntry({queue_->own_key(), *held});
+}
+
+void EtcdStore::RemoveEntry(const EtcdCommitQueue::Entry& entry,
+                            std::chrono::milliseconds timeout) {
   TxnRequest request;
   auto* compare = request.add_compare();
-  compare->set_key(stale.key);
+  compare->set_key(entry.key);
   compare->set_target(Compare::CREATE);
   compare->set_result(Compare::EQUAL);
-  compare->set_create_revision(stale.create_revision);
-  request.add_success()->mutable_request_delete_range()->set_key(stale.key);
+  compare->set_create_revision(entry.create_revision);
+  request.add_success()->mutable_request_delete_range()->set_key(entry.key);
   TxnResponse response;
-  client_->TxnOnce(request, &response);  // one left behind is skipped by the next waiter
+  client_->TxnOnce(request, &response, timeout);  // one left behind is skipped by the next waiter
 }
 
 bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {

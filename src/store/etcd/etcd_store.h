@@ -85,6 +85,7 @@ class EtcdStore final : public KvStore {
                             const WriteBatch& batch) override;
   bool read_only() const override { return options_.read_only; }
   bool ContendingCommitsTakeTurns() const override { return queue_ != nullptr; }
+  void LeaveCommitQueue() override;
   const std::string& location() const override { return options_.location; }
 
   // Commit RPCs of this handle whose outcome was unknown and had to be
@@ -130,9 +131,10 @@ class EtcdStore final : public KvStore {
   // Whether the turn was handed on by another handle's landing commit.
   bool TakeTurn();
   // Best effort, one Txn each: put this handle's entry and learn its place;
-  // delete `stale` if it is still the entry it was.
+  // delete `entry` if it is still the entry it was.
   void JoinQueue();
-  void RemoveStaleEntry(const EtcdCommitQueue::StaleEntry& stale);
+  void RemoveEntry(const EtcdCommitQueue::Entry& entry,
+                   std::chrono::milliseconds timeout = std::chrono::milliseconds(1000));
   // Throws EtcdLimitError if `request` exceeds limits_.
   void RequireWithinLimits(const etcdserverpb::TxnRequest& request) const;
   // The one commit path; `head` null for a plain Write.
