@@ -26,6 +26,15 @@ bool CommitHead(EtcdStore& store, const std::optional<std::string>& expected,
 
 class EtcdCommitQueueTest : public test::EtcdStoreFixture {
  protected:
+  // `winner` commits the head twice and `loser` loses its race to the
+  // second; the stale head `loser` read, which it may lose with again.
+  std::optional<std::string> LoseARace(EtcdStore& loser, EtcdStore& winner) {
+    EXPECT_TRUE(CommitHead(winner, std::nullopt, "first"));
+    const auto stale = loser.GetSnapshot()->Get(kHead);
+    EXPECT_TRUE(CommitHead(winner, winner.GetSnapshot()->Get(kHead), "second"));
+    EXPECT_FALSE(CommitHead(loser, stale, "lost"));
+    return stale;
+  }
   std::string QueuePrefix() const { return prefix_ + "/i/"; }
   // The queue's keys in the cluster, one per line (etcdctl as root).
   std::string QueueKeys() const {
@@ -36,10 +45,7 @@ class EtcdCommitQueueTest : public test::EtcdStoreFixture {
 TEST_F(EtcdCommitQueueTest, AWriterThatLostJoinsAndItsLandingCommitHandsTheTurnOn) {
   auto loser = OpenEtcd({});
   auto winner = OpenEtcd({});
-  ASSERT_TRUE(CommitHead(*winner, std::nullopt, "first"));
-  const auto stale = loser->GetSnapshot()->Get(kHead);
-  ASSERT_TRUE(CommitHead(*winner, winner->GetSnapshot()->Get(kHead), "second"));
-  ASSERT_FALSE(CommitHead(*loser, stale, "lost"));
+  LoseARace(*loser, *winner);
   EXPECT_FALSE(loser->InCommitQueue());  // nobody is held up while it re-reads
   EXPECT_EQ(QueueKeys(), "");
 
@@ -56,10 +62,7 @@ TEST_F(EtcdCommitQueueTest, AWriterThatLostJoinsAndItsLandingCommitHandsTheTurnO
 TEST_F(EtcdCommitQueueTest, AWriterThatGivesUpLeavesTheQueueAndHoldsNobodyUp) {
   auto loser = OpenEtcd({});
   auto winner = OpenEtcd({});
-  ASSERT_TRUE(CommitHead(*winner, std::nullopt, "first"));
-  const auto stale = loser->GetSnapshot()->Get(kHead);
-  ASSERT_TRUE(CommitHead(*winner, winner->GetSnapshot()->Get(kHead), "second"));
-  ASSERT_FALSE(CommitHead(*loser, stale, "lost"));
+  const auto stale = LoseARace(*loser, *winner);
   // It joins, and loses again (its head is still the stale one): it keeps
   // its place for the retry ...
   ASSERT_FALSE(CommitHead(*loser, stale, "lost again"));

@@ -406,6 +406,11 @@ class StoreRowTransaction final : public RowTransaction {
         if (!head_next || !base_next || *head_next < *base_next) return false;
         move.row_ids[*table] = *head_next - *base_next;
       }
+      // A shared table whose stats the commit did not update (it initialized
+      // them, say) gives its rows no place after the head's: not rebased.
+      for (int64_t table : shared) {
+        if (!move.row_ids.count(table)) return false;
+      }
       for (size_t i = 0; i < writes.size(); ++i) {
         const RowWrite& write = writes[i];
         if (write.kind == RowWrite::Kind::kInsert) {

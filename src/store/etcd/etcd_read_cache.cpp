@@ -72,43 +72,38 @@ bool EtcdReadCache::CoveredLocked(std::unique_lock<std::mutex>& lock,
   return applied_changed_.wait_for(lock, wait, covered);
 }
 
-EtcdReadCache::Lookup EtcdReadCache::Get(const std::string& key, int64_t revision,
-                                         std::optional<int64_t> last_change,
-                                         std::chrono::milliseconds wait) {
-  std::unique_lock lock(mutex_);
+EtcdReadCache::Lookup EtcdReadCache::LookupLocked(const std::string& key,
+                                                  std::optional<int64_t> revision) const {
   Lookup lookup;
-  if (CoveredLocked(lock, last_change, wait)) {
-    auto it = entries_.find(key);
-    if (it != entries_.end()) {
-      if (it->second.valid_from <= revision) {
-        lookup.hit = true;
-        lookup.value = it->second.value;
-      }
-    } else if (const RangeEntry* range = RangeHoldingLocked(key, EndOfKeyAlone(key), revision)) {
-      const auto& kvs = range->response->kvs();
-      auto at = FirstAtOrAfter(kvs, key);
-      lookup.hit = true;
-      if (at != kvs.end() && at->key() == key) lookup.value = at->value();
-    }
-  }
-  ++(lookup.hit ? counts_.hits : counts_.misses);
-  return lookup;
-}
-
-EtcdReadCache::Lookup EtcdReadCache::Newest(const std::string& key) const {
-  std::lock_guard lock(mutex_);
-  Lookup lookup;
-  if (suspended_) return lookup;
   if (auto it = entries_.find(key); it != entries_.end()) {
-    lookup.hit = true;
-    lookup.value = it->second.value;
-  } else if (const RangeEntry* range = RangeHoldingLocked(key, EndOfKeyAlone(key), applied_)) {
+    if (!revision || it->second.valid_from <= *revision) {
+      lookup.hit = true;
+      lookup.value = it->second.value;
+    }
+  } else if (const RangeEntry* range =
+                 RangeHoldingLocked(key, EndOfKeyAlone(key), revision.value_or(applied_))) {
     const auto& kvs = range->response->kvs();
     auto at = FirstAtOrAfter(kvs, key);
     lookup.hit = true;
     if (at != kvs.end() && at->key() == key) lookup.value = at->value();
   }
   return lookup;
+}
+
+EtcdReadCache::Lookup EtcdReadCache::Get(const std::string& key, int64_t revision,
+                                         std::optional<int64_t> last_change,
+                                         std::chrono::milliseconds wait) {
+  std::unique_lock lock(mutex_);
+  Lookup lookup;
+  if (CoveredLocked(lock, last_change, wait)) lookup = LookupLocked(key, revision);
+  ++(lookup.hit ? counts_.hits : counts_.misses);
+  return lookup;
+}
+
+EtcdReadCache::Lookup EtcdReadCache::Newest(const std::string& key) const {
+  std::lock_guard lock(mutex_);
+  if (suspended_) return {};
+  return LookupLocked(key, std::nullopt);
 }
 
 void EtcdReadCache::RememberGet(const std::string& key, int64_t revision,

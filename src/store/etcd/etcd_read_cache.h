@@ -122,6 +122,8 @@ class EtcdReadCache {
     size_t bytes;
   };
 
+  // The kept value of `key` at `revision` (nullopt: the newest kept).
+  Lookup LookupLocked(const std::string& key, std::optional<int64_t> revision) const;
   // Whether answers are possible for `last_change`, waiting up to `wait`.
   bool CoveredLocked(std::unique_lock<std::mutex>& lock, std::optional<int64_t> last_change,
                      std::chrono::milliseconds wait);
