@@ -12,10 +12,12 @@ using Kind = RowWrite::Kind;
 
 constexpr CatalogVersion kShape = CatalogVersion::kV1_0;
 
+using Changes = std::map<int64_t, std::set<std::string>>;
+
 TEST(SnapshotRebase, DataChangesNameTheirTables) {
-  EXPECT_EQ(DataChangedTables("inlined_insert:2"), (std::set<int64_t>{2}));
-  EXPECT_EQ(DataChangedTables("inserted_into_table:3,deleted_from_table:5,inlined_delete:3"),
-            (std::set<int64_t>{3, 5}));
+  EXPECT_EQ(DataChangesByTable("inlined_insert:2"), (Changes{{2, {"inlined_insert"}}}));
+  EXPECT_EQ(DataChangesByTable("inserted_into_table:3,deleted_from_table:5,inlined_delete:3"),
+            (Changes{{3, {"inserted_into_table", "inlined_delete"}}, {5, {"deleted_from_table"}}}));
 }
 
 TEST(SnapshotRebase, AnyOtherChangeIsNotData) {
@@ -23,7 +25,7 @@ TEST(SnapshotRebase, AnyOtherChangeIsNotData) {
        {"", "created_table:\"main\".\"t\"", "altered_table:2", "inlined_insert:2,dropped_table:4",
         "inline_flush:2", "merge_adjacent:2", "inlined_insert:", "inlined_insert:x",
         "inlined_insert:-1", "inlined_insert:2,"}) {
-    EXPECT_EQ(DataChangedTables(text), std::nullopt) << text;
+    EXPECT_EQ(DataChangesByTable(text), std::nullopt) << text;
   }
 }
 

@@ -386,23 +386,23 @@ class StoreRowTransaction final : public RowTransaction {
               const std::set<int64_t>& shared, int64_t head_snapshot) {
     try {
       const auto shared_stats = [&](const RowWrite& write) -> std::optional<int64_t> {
-        if (write.kind != RowWrite::Kind::kUpdate || !IsTableStats(write.table) ||
-            write.before.empty() || !std::holds_alternative<int64_t>(write.before[0])) {
+        if (write.kind != RowWrite::Kind::kUpdate || !IsTableStats(write.table))
           return std::nullopt;
-        }
-        const int64_t table = std::get<int64_t>(write.before[0]);  // table_id leads both
-        return shared.count(table) ? std::optional<int64_t>(table) : std::nullopt;
+        const auto table = IntCellNamed(write.table, write.before, "table_id", shape_);
+        return table && shared.count(*table) ? table : std::nullopt;
       };
       // The head's stats rows first: they say where the shared tables' row ids go.
-      std::vector<std::optional<Row>> head_stats(writes.size());
+      std::vector<std::optional<FoundRow>> head_stats(writes.size());
       for (size_t i = 0; i < writes.size(); ++i) {
         const auto table = shared_stats(writes[i]);
         if (!table) continue;
         head_stats[i] = StatsRowAtHead(writes[i].table, writes[i].before);
         if (!head_stats[i]) return false;
         if (writes[i].table != "ducklake_table_stats") continue;
-        const auto head_next = NamedCell(writes[i].table, *head_stats[i], "next_row_id");
-        const auto base_next = NamedCell(writes[i].table, writes[i].before, "next_row_id");
+        const auto head_next =
+            IntCellNamed(writes[i].table, head_stats[i]->row, "next_row_id", shape_);
+        const auto base_next =
+            IntCellNamed(writes[i].table, writes[i].before, "next_row_id", shape_);
         if (!head_next || !base_next || *head_next < *base_next) return false;
         move.row_ids[*table] = *head_next - *base_next;
       }
@@ -418,13 +418,12 @@ class StoreRowTransaction final : public RowTransaction {
           continue;
         }
         if (const auto table = shared_stats(write)) {
-          const auto handle = FindRow(write.table, *head_stats[i]);
-          const auto column = NamedCell(write.table, write.before, "column_id");
+          const auto column = IntCellNamed(write.table, write.before, "column_id", shape_);
           const std::string type = column ? ColumnTypeAt(head_snapshot, *table, *column) : "";
           const auto restaged =
-              StatsOnHead(write.table, write.before, write.after, *head_stats[i], type, shape_);
-          if (!handle || !restaged) return false;
-          Update(write.table, *handle, *restaged);
+              StatsOnHead(write.table, write.before, write.after, head_stats[i]->row, type, shape_);
+          if (!restaged) return false;
+          Update(write.table, head_stats[i]->handle, *restaged);
           continue;
         }
         const auto handle =
@@ -446,35 +445,27 @@ class StoreRowTransaction final : public RowTransaction {
     return true;
   }
 
-  // The int64 cell `column` of `row` of `table`, if it holds one.
-  std::optional<int64_t> NamedCell(std::string_view table, const Row& row,
-                                   std::string_view column) const {
-    const auto* mapping = catalog::FindRowMapping(shape_, table);
-    if (!mapping) return std::nullopt;
-    const auto& columns = mapping->table().columns;
-    for (size_t i = 0; i < columns.size() && i < row.size(); ++i) {
-      if (columns[i].name == column && std::holds_alternative<int64_t>(row[i])) {
-        return std::get<int64_t>(row[i]);
-      }
-    }
-    return std::nullopt;
-  }
-
-  // The stats row of `table` this transaction sees with the keys of `row`
-  // (table_id, and column_id for a column's stats).
-  std::optional<Row> StatsRowAtHead(std::string_view table, const Row& row) {
-    const auto table_id = NamedCell(table, row, "table_id");
-    const auto column_id = NamedCell(table, row, "column_id");
+  struct FoundRow {
+    RowHandle handle;
+    Row row;
+  };
+  // The one stats row of `table` this transaction sees with the keys of
+  // `row` (table_id, and column_id for a column's stats).
+  std::optional<FoundRow> StatsRowAtHead(std::string_view table, const Row& row) {
+    const auto table_id = IntCellNamed(table, row, "table_id", shape_);
+    const auto column_id = IntCellNamed(table, row, "column_id", shape_);
     if (!table_id) return std::nullopt;
-    std::optional<Row> found;
+    std::optional<FoundRow> found;
     int matches = 0;
     ScanProjected(
         table,
         {{ColumnBound{.column = 0, .lower = *table_id, .upper = *table_id}}, std::nullopt, true},
-        [&](RowHandle, const Row& candidate) {
-          if (NamedCell(table, candidate, "table_id") != table_id) return;
-          if (column_id && NamedCell(table, candidate, "column_id") != column_id) return;
-          found = candidate;
+        [&](RowHandle handle, const Row& candidate) {
+          if (IntCellNamed(table, candidate, "table_id", shape_) != table_id) return;
+          if (column_id && IntCellNamed(table, candidate, "column_id", shape_) != column_id) {
+            return;
+          }
+          found = FoundRow{handle, candidate};
           ++matches;
         });
     if (matches != 1) return std::nullopt;

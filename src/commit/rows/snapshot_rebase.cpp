@@ -21,10 +21,17 @@ bool IsSnapshotColumn(std::string_view column) {
   return column == "snapshot_id" || column == "begin_snapshot" || column == "end_snapshot";
 }
 
-std::optional<int64_t> ParseId(std::string_view text) {
-  int64_t value = 0;
+template <class Number>
+std::optional<Number> ParseNumber(std::string_view text) {
+  Number value{};
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<int64_t> ParseId(std::string_view text) {
+  const auto value = ParseNumber<int64_t>(text);
+  if (!value || *value < 0) return std::nullopt;
   return value;
 }
 
@@ -47,9 +54,7 @@ std::optional<int64_t> DataRowTable(std::string_view table, const Row& row,
                                     catalog::CatalogVersion shape) {
   if (auto inlined = catalog::ParseInlinedTableName(table)) return inlined->table_id;
   if (!IsTableStats(table)) return std::nullopt;
-  const auto* mapping = catalog::FindRowMapping(shape, table);
-  if (!mapping) return std::nullopt;
-  return IntCell(CellNamed(mapping->table(), row, "table_id"));
+  return IntCellNamed(table, row, "table_id", shape);
 }
 
 }  // namespace
@@ -75,14 +80,6 @@ std::optional<std::map<int64_t, std::set<std::string>>> DataChangesByTable(
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
-  return tables;
-}
-
-std::optional<std::set<int64_t>> DataChangedTables(std::string_view changes_made) {
-  auto changes = DataChangesByTable(changes_made);
-  if (!changes) return std::nullopt;
-  std::set<int64_t> tables;
-  for (const auto& [table, kinds] : *changes) tables.insert(table);
   return tables;
 }
 
@@ -230,15 +227,13 @@ bool IsTableStats(std::string_view table) {
   return table == "ducklake_table_stats" || table == "ducklake_table_column_stats";
 }
 
-namespace {
-
-template <class Number>
-std::optional<Number> ParseNumber(std::string_view text) {
-  Number value{};
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
+std::optional<int64_t> IntCellNamed(std::string_view table, const Row& row, std::string_view column,
+                                    catalog::CatalogVersion shape) {
+  const auto* mapping = catalog::FindRowMapping(shape, table);
+  return mapping ? IntCell(CellNamed(mapping->table(), row, column)) : std::nullopt;
 }
+
+namespace {
 
 template <class Number>
 std::optional<int> CompareNumbers(std::string_view a, std::string_view b) {

@@ -78,10 +78,9 @@ struct SnapshotMove {
   std::map<int64_t, int64_t> row_ids = {};
 };
 
-// The tables a ducklake_snapshot_changes text names, if it names only data
-// changes of tables given by id; nullopt for any other change or text.
-std::optional<std::set<int64_t>> DataChangedTables(std::string_view changes_made);
-// The same, with the kinds of change (inlined_insert, ...) of each table.
+// The tables a ducklake_snapshot_changes text names, with the kinds of
+// change (inlined_insert, ...) of each, if it names only data changes of
+// tables given by id; nullopt for any other change or text.
 std::optional<std::map<int64_t, std::set<std::string>>> DataChangesByTable(
     std::string_view changes_made);
 
@@ -113,6 +112,10 @@ Row WithSnapshotMoved(std::string_view table, Row row, const SnapshotMove& move,
 
 // Whether `table` is ducklake_table_stats or ducklake_table_column_stats.
 bool IsTableStats(std::string_view table);
+
+// The BIGINT cell `column` of `row` of the fixed table `table`, if it holds one.
+std::optional<int64_t> IntCellNamed(std::string_view table, const Row& row, std::string_view column,
+                                    catalog::CatalogVersion shape);
 
 // A stats row of `table` (IsTableStats) that a commit staged as `after` on
 // `before`, re-staged on `head`, the same row at the head it lands on, as
