@@ -14,10 +14,21 @@
 #   make bench-writers  only the writer-process benchmark: moraine on etcd against
 #                   DuckLake on PostgreSQL (a few minutes)
 #   make fuzz       set up, build, and run each fuzz target for FUZZ_SECONDS (default 600)
+#   make test-sanitize  build with ASan and UBSan in build-sanitize and run every tier
+#                   that runs moraine in its own processes (MORAINE_DUCKLAKE_GIT adds
+#                   DuckLake's suite in the host); a finding fails the test that met it
+#   make test-tsan  build with TSan in build-tsan and run the concurrency tests
 BUILD_DIR ?= build
 JOBS ?= 2
 CTEST_ARGS ?=
 FUZZ_SECONDS ?= 600
+SANITIZE_BUILD_DIR ?= build-sanitize
+TSAN_BUILD_DIR ?= build-tsan
+# The tiers whose processes are all ours: the fuzz targets have their own
+# sanitizer build and the ecosystem tier runs stock DuckDB runtimes.
+SANITIZE_LABELS ?= unit|integration|property|e2e|crash|differential|fault|distributed|upstream
+# The tests whose threads share a store, a cache or a watch (issue #33).
+TSAN_TESTS ?= Concurrency|concurrency|GroupSync|group_sync|ReadCache|read_cache|Watch|CommitQueue|commit_queue|Writers|writers|InCatalogRetry|in_catalog_retry
 # Snapshots of history the DuckLake-path commit benchmark measures at (issue #11: 10,000).
 BENCH_HISTORY ?= 10000
 # Column renames elsewhere in the lake the column-change benchmark measures after (issue #30).
@@ -25,7 +36,7 @@ SCHEMA_RENAMES ?= 3000
 
 STOCK_DUCKDB ?= $(CURDIR)/.cache/deps/venv/bin/duckdb
 
-.PHONY: setup configure build extension run test bench bench-stock bench-connections bench-schema bench-scale bench-writers fuzz format clean
+.PHONY: setup configure build extension run test test-sanitize test-tsan bench bench-stock bench-connections bench-schema bench-scale bench-writers fuzz format clean
 
 setup:
 	@scripts/setup.sh
@@ -90,6 +101,27 @@ bench-scale: extension
 bench-writers: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target moraine_writers_bench
 	@$(BUILD_DIR)/bench/moraine_writers_bench
+
+# Leaks are findings too; a finding aborts the process that met it, so the
+# test fails with the report in its output.
+SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizer/lsan.supp:print_suppressions=0
+
+test-sanitize: setup
+	@test -f $(SANITIZE_BUILD_DIR)/build.ninja || cmake -S . -B $(SANITIZE_BUILD_DIR) -G Ninja \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMORAINE_SANITIZE=address,undefined
+	@$(SANITIZER_ENV) cmake --build $(SANITIZE_BUILD_DIR) -j $(JOBS)
+	@cd $(SANITIZE_BUILD_DIR) && $(SANITIZER_ENV) ctest --output-on-failure -j $(JOBS) \
+		-L '$(SANITIZE_LABELS)' --timeout 1800 $(CTEST_ARGS)
+
+test-tsan: setup
+	@test -f $(TSAN_BUILD_DIR)/build.ninja || cmake -S . -B $(TSAN_BUILD_DIR) -G Ninja \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMORAINE_SANITIZE=thread
+	@$(SANITIZER_ENV) cmake --build $(TSAN_BUILD_DIR) -j $(JOBS)
+	@cd $(TSAN_BUILD_DIR) && $(SANITIZER_ENV) ctest --output-on-failure -j $(JOBS) \
+		-R '$(TSAN_TESTS)' --timeout 1800 $(CTEST_ARGS)
 
 fuzz: build
 	@tests/fuzz/run.sh $(BUILD_DIR)/fuzz $(FUZZ_SECONDS)

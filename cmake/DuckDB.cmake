@@ -46,6 +46,10 @@ moraine_duckdb_static("" "${DUCKDB_SOURCE_DIR}" "${MORAINE_DEPS_DIR}/duckdb-stat
 # (scripts/build_ducklake.sh). Per release: DUCKDB_SOURCE_ID_<release> and
 # the target suffix, which CMake names cannot hold dots for.
 set(MORAINE_OTHER_DUCKDB_RELEASES v1.5.6)
+# The sanitizer builds check moraine's code once, against the pinned release.
+if(MORAINE_SANITIZE)
+  set(MORAINE_OTHER_DUCKDB_RELEASES "")
+endif()
 set(DUCKDB_SOURCE_ID_v1.5.6 "069cc9f9b5")
 foreach(release IN LISTS MORAINE_OTHER_DUCKDB_RELEASES)
   string(REPLACE "." "_" suffix "_${release}")
@@ -73,6 +77,9 @@ endforeach()
 # SQL path and ATTACH ... (TYPE moraine). Their static library is built from
 # the release's sources (scripts/build_duckdb_static.sh, run by setup).
 set(MORAINE_EXTENSION_ONLY_DUCKDB_RELEASES v2.0.1)
+if(MORAINE_SANITIZE)
+  set(MORAINE_EXTENSION_ONLY_DUCKDB_RELEASES "")
+endif()
 set(DUCKDB_SOURCE_ID_v2.0.1 "8d78114e90")
 foreach(release IN LISTS MORAINE_EXTENSION_ONLY_DUCKDB_RELEASES)
   string(REPLACE "." "_" suffix "_${release}")

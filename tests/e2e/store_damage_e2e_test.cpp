@@ -35,13 +35,16 @@ class StoreDamage : public test::MoraineLakeTest {
   // Runs `statements` on the lake in a `moraine sql` child that acknowledges
   // them all and is killed as its store closes, before the close flushes the
   // memtable: the log holds every commit, as a writer that crashed leaves it.
-  void RunInAKilledWriter(const std::vector<std::string>& statements) {
+  // `crash_at` moves the death to another crash point (test_hooks.h).
+  void RunInAKilledWriter(const std::vector<std::string>& statements,
+                          const std::string& crash_at = "close.before_flush") {
     std::string sql = AttachLake();
     for (const auto& statement : statements) sql += "; " + statement;
     const auto child =
-        test::RunCommand("MORAINE_TEST_CRASH_AT=close.before_flush " +
+        test::RunCommand("MORAINE_TEST_CRASH_AT=" + crash_at + " " +
                          std::string(MORAINE_EXECUTABLE) + " sql -c \"" + sql + "\" 2>&1");
-    ASSERT_EQ(child.exit_code, 128 + 9) << "the writer did not die as it closed:\n" << child.output;
+    ASSERT_EQ(child.exit_code, 128 + 9) << "the writer did not die at " << crash_at << ":\n"
+                                        << child.output;
   }
 
   std::string NewestFile(const std::string& suffix) const {
@@ -148,12 +151,130 @@ TEST_F(StoreDamage, AnIncompleteLastLogRecordIsATornUnacknowledgedWriteAndOpens)
     session.Run("CREATE TABLE lake.t (i INTEGER)");
     session.Run("INSERT INTO lake.t VALUES (1)");
   }
-  RunInAKilledWriter({"INSERT INTO lake.t VALUES (2)"});
-  // Cut the last record short, as a crash in the middle of its write does.
+  // The writer dies halfway through the log record of INSERT 2, which was
+  // never acknowledged: the store opens at the commit before it, and the
+  // high-water mark, which only acknowledged writes raise, agrees.
+  RunInAKilledWriter({"INSERT INTO lake.t VALUES (2)"}, "commit.torn_log_write");
+  EXPECT_EQ(Values(), (test::Rows{{"1"}}));
+  EXPECT_EQ(Values(", READ_ONLY"), (test::Rows{{"1"}}));
+}
+
+// The failures a store's own files cannot show: each leaves files that
+// RocksDB alone would open as an older catalog, without the acknowledged
+// commits. The high-water mark, kept apart from them, refuses them.
+TEST_F(StoreDamage, AnAcknowledgedLogCutShortIsRefusedNotServedShort) {
+  RunInAKilledWriter({"CREATE TABLE lake.t (i INTEGER)", "INSERT INTO lake.t VALUES (1)",
+                      "INSERT INTO lake.t VALUES (2)"});
+  // The last record, INSERT 2, acknowledged, cut off as a lost page of the
+  // log would cut it: RocksDB reads a torn tail, never acknowledged.
   const std::string log = NewestFile(".log");
   const auto size = fs::file_size(log);
   ASSERT_GT(size, 64u);
   fs::resize_file(log, size - 20);
+  const auto before = test::FingerprintOf(Store());
+  for (const std::string options : {"", ", READ_ONLY"}) {
+    const std::string error = AttachError(options);
+    EXPECT_NE(error.find("is damaged and was not opened"), std::string::npos) << error;
+    EXPECT_NE(error.find("was acknowledged (MORAINE-HIGH-WATER)"), std::string::npos) << error;
+    EXPECT_NE(error.find("moraine repair " + Store()), std::string::npos) << error;
+    EXPECT_EQ(test::FingerprintOf(Store()), before) << options;
+  }
+  // `moraine verify` says the same, and changes nothing either.
+  const auto verify =
+      test::RunCommand(std::string(MORAINE_EXECUTABLE) + " verify " + Store() + " 2>&1");
+  EXPECT_NE(verify.exit_code, 0) << verify.output;
+  EXPECT_NE(verify.output.find("was acknowledged (MORAINE-HIGH-WATER)"), std::string::npos)
+      << verify.output;
+  EXPECT_EQ(test::FingerprintOf(Store()), before);
+  // A repair salvages what is there and starts the mark again from it.
+  store::RocksDbStore::Repair(Store());
+  EXPECT_EQ(Values(), (test::Rows{{"1"}}));
+}
+
+TEST_F(StoreDamage, AManifestCutBackToAnEarlierEditIsRefusedNotServedShort) {
+  {
+    test::DuckLakeSession session;
+    session.Run(AttachLake());
+    session.Run("CREATE TABLE lake.t (i INTEGER)");
+    session.Run("INSERT INTO lake.t VALUES (1)");
+  }
+  std::string manifest;
+  uintmax_t before_flush = 0;
+  {
+    test::DuckLakeSession session;
+    session.Run(AttachLake());
+    session.Run("INSERT INTO lake.t VALUES (2)");
+    // The writer's manifest as it stands before the close flushes INSERT 2
+    // into a table file and drops the log that held it.
+    for (const auto& entry : fs::directory_iterator(Store())) {
+      const std::string name = entry.path().filename().string();
+      if (name.starts_with("MANIFEST-") && entry.path().string() > manifest)
+        manifest = entry.path().string();
+    }
+    before_flush = fs::file_size(manifest);
+  }
+  ASSERT_TRUE(fs::exists(manifest));
+  ASSERT_GT(fs::file_size(manifest), before_flush);
+  fs::resize_file(manifest, before_flush);
+  const auto before = test::FingerprintOf(Store());
+  // The cut manifest lists a log the flush deleted and a table file the
+  // close's compaction merged away; whichever check meets it first, the
+  // refusal names the damage and changes nothing (a read-write open would
+  // otherwise delete the files the cut manifest no longer lists).
+  for (const std::string options : {"", ", READ_ONLY"}) {
+    const std::string error = AttachError(options);
+    EXPECT_NE(error.find("is damaged and was not opened"), std::string::npos) << error;
+    EXPECT_TRUE(error.find(fs::path(manifest).filename().string()) != std::string::npos ||
+                error.find("was acknowledged (MORAINE-HIGH-WATER)") != std::string::npos)
+        << error;
+    EXPECT_EQ(test::FingerprintOf(Store()), before) << options;
+  }
+}
+
+// RocksDB's track_and_verify_wals_in_manifest (on) records a log in the
+// manifest only once it is closed for a newer one, which a store of one
+// column family does at a flush that leaves the log with nothing to replay:
+// it never refuses the loss of the live log and its synced, acknowledged
+// records. The high-water mark does.
+TEST_F(StoreDamage, ASyncedLogWithRecordsThatGoesMissingIsRefused) {
+  RunInAKilledWriter({"CREATE TABLE lake.t (i INTEGER)", "INSERT INTO lake.t VALUES (1)"});
+  const std::string log = NewestFile(".log");
+  ASSERT_GT(fs::file_size(log), 0u);
+  fs::remove(log);
+  const auto before = test::FingerprintOf(Store());
+  for (const std::string options : {"", ", READ_ONLY"}) {
+    const std::string error = AttachError(options);
+    EXPECT_NE(error.find("is damaged and was not opened"), std::string::npos) << error;
+    EXPECT_NE(error.find("was acknowledged (MORAINE-HIGH-WATER)"), std::string::npos) << error;
+    EXPECT_EQ(test::FingerprintOf(Store()), before) << options;
+  }
+}
+
+TEST_F(StoreDamage, AMissingOrDamagedHighWaterFileIsRefused) {
+  {
+    test::DuckLakeSession session;
+    session.Run(AttachLake());
+    session.Run("CREATE TABLE lake.t (i INTEGER)");
+    session.Run("INSERT INTO lake.t VALUES (1)");
+  }
+  const fs::path mark = fs::path(Store()) / "MORAINE-HIGH-WATER";
+  const std::string bytes = test::ReadWholeFile(mark.string());
+  fs::remove(mark);
+  for (const std::string options : {"", ", READ_ONLY"}) {
+    const std::string error = AttachError(options);
+    EXPECT_NE(error.find("high-water file MORAINE-HIGH-WATER is missing"), std::string::npos)
+        << error;
+  }
+  // Both slots flipped: neither can be trusted.
+  std::string damaged = bytes;
+  damaged[10] ^= 0x55;
+  damaged[4096 + 10] ^= 0x55;
+  std::ofstream(mark, std::ios::binary) << damaged;
+  for (const std::string options : {"", ", READ_ONLY"}) {
+    const std::string error = AttachError(options);
+    EXPECT_NE(error.find("neither of its slots is whole"), std::string::npos) << error;
+  }
+  std::ofstream(mark, std::ios::binary | std::ios::trunc) << bytes;
   EXPECT_EQ(Values(), (test::Rows{{"1"}}));
 }
 

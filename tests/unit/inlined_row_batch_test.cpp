@@ -103,7 +103,9 @@ TEST(InlinedRowBatch, AValueThatIsNoBatchOfTheTableIsCorruption) {
       std::string("\x02"
                   "a",
                   2));
-  const InlinedRowBatchView view(Framed(short_column), 1);
+  // The view reads the value in place: the bytes must outlive it.
+  const std::string short_column_bytes = Framed(short_column);
+  const InlinedRowBatchView view(short_column_bytes, 1);
   EXPECT_FALSE(view.CellsComplete());
   EXPECT_THROW(InlinedRowBatch::Decode(Framed(short_column), 1), store::CorruptionError);
 

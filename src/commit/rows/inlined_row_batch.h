@@ -29,6 +29,7 @@ class InlinedRowBatchView {
   // Reads the framed value `value` of a batch whose table has `user_columns`
   // user columns. Throws store::CorruptionError for a value that does not
   // parse, or whose lists disagree with each other or with `user_columns`.
+  // The view reads the cells in place: `value` must outlive it.
   InlinedRowBatchView(std::string_view value, size_t user_columns);
 
   size_t size() const { return row_ids_.size(); }

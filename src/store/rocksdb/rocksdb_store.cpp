@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "store/error.h"
+#include "store/rocksdb/high_water_mark.h"
 #include "store/rocksdb/log_record_check.h"
 #include "store/rocksdb/memory_env.h"
 #include "store/rocksdb/rocksdb_info_log.h"
@@ -42,10 +43,13 @@ struct RocksDbHandle {
   // cannot be synced apart from a write, and nothing survives their process
   // anyway): its writes sync as they land.
   std::unique_ptr<WalGroupSync> group_sync;
+  // What group_sync advances: a read-write handle's on disk that syncs.
+  std::unique_ptr<HighWaterMark> high_water;
 
   ~RocksDbHandle() {
-    group_sync.reset();  // before the DB it syncs
-    db.reset();          // before the Env it runs on
+    group_sync.reset();  // before the DB it syncs and the mark it advances
+    high_water.reset();
+    db.reset();  // before the Env it runs on
     if (!secondary_dir.empty() && env == nullptr) {
       std::error_code ignored;
       std::filesystem::remove_all(secondary_dir, ignored);
@@ -57,6 +61,14 @@ namespace {
 
 rocksdb::Slice ToSlice(std::string_view bytes) { return {bytes.data(), bytes.size()}; }
 
+// Subspace 0 is the store's own (the high-water record, the log rollover's
+// tombstone): a scan from the start of the keyspace begins after it.
+constexpr std::string_view kFirstServedKey = "\x01";
+KeyRange ServedPart(KeyRange range) {
+  if (range.begin < kFirstServedKey) range.begin = std::string(kFirstServedKey);
+  return range;
+}
+
 bool IsMemoryLocation(const std::string& location) { return location.starts_with(kMemoryScheme); }
 
 class RocksDbIterator final : public KvIterator {
@@ -65,7 +77,7 @@ class RocksDbIterator final : public KvIterator {
                   std::shared_ptr<const rocksdb::Snapshot> snapshot, const KeyRange& range)
       : handle_(std::move(handle)),
         snapshot_(std::move(snapshot)),
-        range_(range),
+        range_(ServedPart(range)),
         upper_bound_(ToSlice(range_.end)) {
     rocksdb::ReadOptions read_options;
     read_options.snapshot = snapshot_.get();
@@ -122,7 +134,8 @@ class RocksDbSnapshot final : public KvSnapshot {
     return std::make_unique<RocksDbIterator>(handle_, snapshot_, range);
   }
 
-  std::optional<std::string> LastKeyIn(const KeyRange& range) const override {
+  std::optional<std::string> LastKeyIn(const KeyRange& whole_range) const override {
+    const KeyRange range = ServedPart(whole_range);
     rocksdb::ReadOptions read_options;
     read_options.snapshot = snapshot_.get();
     read_options.verify_checksums = true;
@@ -258,23 +271,64 @@ void CatchUpAndVerify(RocksDbHandle& handle, const std::string& location) {
   }
 }
 
+// A read-only instance of the store at `path`, opened as RocksDB's
+// read-write open would check it (every table file there and whole, every
+// log record intact) but changing nothing, and what is wrong with it: its
+// open's status, or how it falls short of the store's high-water mark.
+struct CheckedInstance {
+  std::unique_ptr<rocksdb::DB> db;
+  rocksdb::Status status;
+  std::optional<std::string> shortfall;
+};
+
+CheckedInstance OpenForReadOnlyChecked(rocksdb::Env* memory_env,
+                                       std::shared_ptr<rocksdb::Logger> info_log,
+                                       const KvOptions& options, const std::string& path) {
+  // Read before the open: the instance then holds at least every write the
+  // mark covers, even while a writer advances it (see high_water_mark.h).
+  std::optional<uint64_t> mark;
+  if (memory_env == nullptr) {
+    try {
+      mark = HighWaterMark::Read(*rocksdb::Env::Default(), path);
+    } catch (const CorruptionError& error) {
+      throw CorruptionError(DamagedStoreMessage(options.location, error.what()));
+    }
+  }
+  CheckedInstance checked;
+  rocksdb::DB* db = nullptr;
+  checked.status =
+      rocksdb::DB::OpenForReadOnly(BaseOptions(memory_env, std::move(info_log)), path, &db);
+  checked.db.reset(db);
+  if (checked.status.ok() && memory_env == nullptr)
+    checked.shortfall = HighWaterShortfall(*checked.db, mark);
+  return checked;
+}
+
+// The same, throwing what is wrong.
+std::unique_ptr<rocksdb::DB> OpenForReadOnlyReachingHighWater(const KvOptions& options,
+                                                              const std::string& path) {
+  auto checked = OpenForReadOnlyChecked(nullptr, InfoLogFor(nullptr, path), options, path);
+  if (!checked.status.ok()) ThrowOpenError(checked.status, options.location, "read-write");
+  if (checked.shortfall)
+    throw CorruptionError(DamagedStoreMessage(options.location, *checked.shortfall));
+  return std::move(checked.db);
+}
+
 // A secondary instance serves the newest state whose files it can find and
 // says nothing of the rest, so a read-only open first opens the store the way
-// a writer would check it (every table file there and whole, every log record
-// intact), without taking the lock, and closes that instance again. A live
-// writer may delete a file between the manifest read and the check: a second
+// a writer would check it, without taking the lock, and closes that instance
+// again. A live writer may delete a file between the manifest read and the
+// check (a log it flushed, with the manifest read before the flush): a second
 // attempt moves past it.
 void VerifyAsAWriterWould(RocksDbHandle& handle, const KvOptions& options,
                           const std::string& path) {
   for (int attempt = 0;; ++attempt) {
-    rocksdb::DB* db = nullptr;
-    rocksdb::Status status = rocksdb::DB::OpenForReadOnly(
-        BaseOptions(handle.env.get(), InfoLogFor(handle.env.get(), handle.secondary_dir)), path,
-        &db);
-    std::unique_ptr<rocksdb::DB> closes(db);
-    if (status.ok()) return;
-    if (attempt == 1 || !status.IsCorruption())
-      ThrowOpenError(status, options.location, "read-only");
+    auto checked = OpenForReadOnlyChecked(
+        handle.env.get(), InfoLogFor(handle.env.get(), handle.secondary_dir), options, path);
+    if (checked.status.ok() && !checked.shortfall) return;
+    if (attempt == 0 && (checked.status.IsCorruption() || checked.shortfall)) continue;
+    if (!checked.status.ok()) ThrowOpenError(checked.status, options.location, "read-only");
+    throw CorruptionError(DamagedStoreMessage(options.location, *checked.shortfall));
   }
 }
 
@@ -406,6 +460,26 @@ void LeaveNothingForTheNextOpen(rocksdb::DB& db, rocksdb::Env& env, const std::s
   if (FlushWhatTheSessionLeft(db, env, path, wrote)) WaitForCompactions(db);
 }
 
+// Opens the high-water file a writer advances, creating it when the store
+// keeps none yet (a new store, or one an earlier build wrote), and then the
+// record that says the store keeps one: in that order, so that a crash
+// between the two leaves a file and no record, which a later writer
+// completes, never a record without its file.
+std::unique_ptr<HighWaterMark> KeepHighWaterMark(rocksdb::DB& db, const std::string& path) {
+  auto mark = HighWaterMark::OpenOrCreate(*db.GetEnv(), path, db.GetLatestSequenceNumber());
+  std::string kept;
+  const rocksdb::Status status = db.Get(rocksdb::ReadOptions(), ToSlice(kHighWaterKeptKey), &kept);
+  if (!status.IsNotFound()) {
+    ThrowIfError(status, "read the high-water record");
+    return mark;
+  }
+  // Unsynced: the next commit's log sync carries it, and until then its
+  // loss leaves a file without a record, as a crash before the write would.
+  ThrowIfError(db.Put(rocksdb::WriteOptions(), ToSlice(kHighWaterKeptKey), "1"),
+               "record the high-water file");
+  return mark;
+}
+
 // Opens the read-write instance; `before` is what Open found at the location
 // (kAbsent or kEmpty: create the store, removing it again on failure).
 void OpenWriterInto(RocksDbHandle& handle, const KvOptions& options, const std::string& path,
@@ -433,8 +507,16 @@ void OpenWriterInto(RocksDbHandle& handle, const KvOptions& options, const std::
     ThrowOpenError(status, options.location, "read-write");
   }
   handle.db.reset(db);
-  if (memory_env == nullptr && options.sync)
-    handle.group_sync = std::make_unique<WalGroupSync>(*db);
+  if (memory_env == nullptr && options.sync) {
+    try {
+      handle.high_water = KeepHighWaterMark(*db, path);
+    } catch (const Error&) {
+      handle.db.reset();
+      if (create) UndoCreation(path, before);
+      throw;
+    }
+    handle.group_sync = std::make_unique<WalGroupSync>(*db, handle.high_water.get());
+  }
 }
 
 // Opens a read-write store's instance read-only, for the reads before its
@@ -443,11 +525,7 @@ void OpenWriterInto(RocksDbHandle& handle, const KvOptions& options, const std::
 // intact (the log is replayed into memory; nothing is written).
 void OpenUntilFirstWriteInto(RocksDbHandle& handle, const KvOptions& options,
                              const std::string& path) {
-  rocksdb::DB* db = nullptr;
-  rocksdb::Status status =
-      rocksdb::DB::OpenForReadOnly(BaseOptions(nullptr, InfoLogFor(nullptr, path)), path, &db);
-  if (!status.ok()) ThrowOpenError(status, options.location, "read-write");
-  handle.db.reset(db);
+  handle.db = OpenForReadOnlyReachingHighWater(options, path);
   handle.until_first_write = true;
 }
 
@@ -520,6 +598,10 @@ std::unique_ptr<RocksDbStore> RocksDbStore::Open(const KvOptions& options) {
     writer_lock = std::make_unique<StoreWriterLock>(path, options.location);
     OpenUntilFirstWriteInto(*handle, options, path);
   } else {
+    // A store with logs to recover is checked against its high-water mark
+    // before RocksDB's read-write open, which deletes the files the store's
+    // manifest does not list (those a short manifest lost among them).
+    if (memory_env == nullptr && !create) OpenForReadOnlyReachingHighWater(options, path);
     OpenWriterInto(*handle, options, path, before);
     // Every writer on disk holds the lock, so that another handle of this
     // process that would open read-only until its first write is refused as
@@ -776,6 +858,13 @@ void RocksDbStore::Repair(const std::string& location) {
   rocksdb::Status status = rocksdb::RepairDB(location, rocks);
   if (IsLockError(status)) throw StoreLockedError(open_message);
   ThrowIfError(status, "cannot repair moraine store at '" + location + "'");
+  // The salvaged store may end before the old mark: the mark starts again
+  // from what it holds now.
+  rocksdb::DB* db = nullptr;
+  ThrowIfError(rocksdb::DB::OpenForReadOnly(rocks, location, &db),
+               "cannot open the repaired store at '" + location + "'");
+  std::unique_ptr<rocksdb::DB> closes(db);
+  HighWaterMark::Reset(*rocksdb::Env::Default(), location, db->GetLatestSequenceNumber());
 }
 
 }  // namespace moraine::store

@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "store/error.h"
+#include "store/rocksdb/high_water_mark.h"
 
 namespace moraine::store {
 namespace {
@@ -15,11 +16,13 @@ bool IsNumbered(std::string_view name, std::string_view suffix) {
   return true;
 }
 
-// Files that only a RocksDB database holds and that carry its contents: their
-// presence without CURRENT means a store lost its CURRENT file.
+// Files that only a moraine store holds and that carry its contents or
+// its high-water mark: their presence without CURRENT means a store lost its
+// CURRENT file.
 bool IsDatabaseFile(std::string_view name) {
   return name.starts_with("MANIFEST-") || name.starts_with("OPTIONS-") || name == "IDENTITY" ||
-         IsNumbered(name, ".sst") || IsNumbered(name, ".log") || IsNumbered(name, ".blob");
+         name == kHighWaterFileName || IsNumbered(name, ".sst") || IsNumbered(name, ".log") ||
+         IsNumbered(name, ".blob");
 }
 
 }  // namespace

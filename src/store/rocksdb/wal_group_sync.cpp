@@ -3,6 +3,7 @@
 #include <rocksdb/db.h>
 
 #include "store/error.h"
+#include "store/rocksdb/high_water_mark.h"
 #include "store/rocksdb/test_hooks.h"
 
 namespace moraine::store {
@@ -12,7 +13,8 @@ std::shared_ptr<const rocksdb::Snapshot> NewestSnapshotOf(rocksdb::DB& db) {
           [&db](const rocksdb::Snapshot* snapshot) { db.ReleaseSnapshot(snapshot); }};
 }
 
-WalGroupSync::WalGroupSync(rocksdb::DB& db) : db_(db), durable_(NewestSnapshotOf(db)) {}
+WalGroupSync::WalGroupSync(rocksdb::DB& db, HighWaterMark* high_water)
+    : db_(db), high_water_(high_water), durable_(NewestSnapshotOf(db)) {}
 
 void WalGroupSync::AwaitDurable(rocksdb::SequenceNumber sequence) {
   std::unique_lock lock(mutex_);
@@ -29,7 +31,17 @@ void WalGroupSync::AwaitDurable(rocksdb::SequenceNumber sequence) {
   lock.unlock();
   auto covered = NewestSnapshotOf(db_);
   CrashPoint("commit.before_sync");
-  const rocksdb::Status status = db_.SyncWAL();
+  rocksdb::Status status = db_.SyncWAL();
+  // Only a synced write may raise the mark: a mark ahead of the log would
+  // refuse a store that lost nothing acknowledged.
+  if (status.ok() && high_water_ != nullptr) {
+    CrashPoint("commit.before_high_water");
+    try {
+      high_water_->Advance(covered->GetSequenceNumber());
+    } catch (const IoError& error) {
+      status = rocksdb::Status::IOError(error.what());
+    }
+  }
   lock.lock();
   syncing_ = false;
   if (status.ok()) {

@@ -39,11 +39,16 @@ namespace moraine::store {
 // drops it; `db` must outlive it.
 std::shared_ptr<const rocksdb::Snapshot> NewestSnapshotOf(rocksdb::DB& db);
 
+class HighWaterMark;
+
 class WalGroupSync {
  public:
   // `db` must outlive this object and every view it hands out. Every write
-  // the instance holds now is durable (what it recovered at open).
-  explicit WalGroupSync(rocksdb::DB& db);
+  // the instance holds now is durable (what it recovered at open). Each good
+  // sync advances `high_water` (when given; it must outlive this object) to
+  // the sequence it covered before any waiter returns; a failed advance
+  // fails the sync.
+  WalGroupSync(rocksdb::DB& db, HighWaterMark* high_water);
 
   // Returns once every write up to `sequence` is durable. Throws IoError,
   // naming the sync's failure, if the sync that would cover it failed, now
@@ -59,6 +64,7 @@ class WalGroupSync {
 
  private:
   rocksdb::DB& db_;
+  HighWaterMark* const high_water_;  // advanced only by the syncing waiter
   mutable std::mutex mutex_;
   std::condition_variable synced_;
   // The snapshot at the last good sync (or the open); every write up to its
