@@ -4,9 +4,6 @@
 #include <rocksdb/env.h>
 #include <zlib.h>
 
-#include <algorithm>
-#include <array>
-
 #include "store/error.h"
 #include "store/rocksdb/rocksdb_status.h"
 #include "util/big_endian.h"

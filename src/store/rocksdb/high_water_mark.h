@@ -20,11 +20,9 @@
 // that made a write durable, never before. A crash between the two leaves it
 // one group behind, which is a weaker check and never a false refusal.
 //
-// Thread-safety: Read and Create are functions of the directory; an open
-// HighWaterMark's Advance is called by one thread at a time (the group
-// sync's syncing waiter).
-
-#include <rocksdb/types.h>
+// Thread-safety: Read, OpenOrCreate and Reset are functions of the
+// directory; an open HighWaterMark's Advance is called by one thread at a
+// time (the group sync's syncing waiter).
 
 #include <cstdint>
 #include <memory>
