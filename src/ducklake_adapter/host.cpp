@@ -45,7 +45,39 @@ Host::Host(const HostOptions& options) {
   NativeMetadataManager::EnsureRegistered();
 }
 
-Host::~Host() = default;
+namespace {
+
+// DuckLake (d8a1881e and main alike) keeps a transaction whose COMMIT failed:
+// its transaction manager erases a transaction only after Commit() returned,
+// and DuckDB's MetaTransaction marks a failed commit rolled back without
+// calling RollbackTransaction. That transaction still holds its metadata
+// connection, whose ClientContext holds this DatabaseInstance: the instance
+// would own itself and never close, nor close the stores it attached (a
+// second ATTACH of the store in this process is then refused as open
+// read-write). Detaching the lakes destroys their transaction managers, and
+// that reference with them.
+void DetachLakes(duckdb::DuckDB& database) noexcept {
+  try {
+    duckdb::Connection connection(database);
+    auto lakes =
+        connection.Query("SELECT database_name FROM duckdb_databases() WHERE type = 'ducklake'");
+    if (lakes->HasError()) return;
+    for (duckdb::idx_t row = 0; row < lakes->RowCount(); row++) {
+      std::string quoted = "\"";
+      for (char c : lakes->GetValue(0, row).ToString())
+        quoted += c == '"' ? "\"\"" : std::string(1, c);
+      connection.Query("DETACH DATABASE IF EXISTS " + quoted + "\"");
+    }
+  } catch (...) {
+    // Best effort: the database closes as it would have without.
+  }
+}
+
+}  // namespace
+
+Host::~Host() {
+  if (database_) DetachLakes(*database_);
+}
 
 std::unique_ptr<duckdb::Connection> Host::Connect() {
   return std::make_unique<duckdb::Connection>(*database_);
