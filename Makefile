@@ -26,7 +26,7 @@ SANITIZE_BUILD_DIR ?= build-sanitize
 TSAN_BUILD_DIR ?= build-tsan
 # The tiers whose processes are all ours: the fuzz targets have their own
 # sanitizer build and the ecosystem tier runs stock DuckDB runtimes.
-SANITIZE_LABELS ?= unit|integration|property|e2e|crash|differential|fault|distributed|upstream
+SANITIZE_LABELS ?= unit|integration|property|e2e|crash|powercut|differential|fault|distributed|upstream
 # The tests whose threads share a store, a cache or a watch without DuckDB
 # (issue #33): DuckDB's engine is not instrumented, and its scheduler's and
 # executor's lock-free structures are reported as races in every test that

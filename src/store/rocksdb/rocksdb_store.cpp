@@ -193,6 +193,7 @@ rocksdb::Options BaseOptions(rocksdb::Env* env, std::shared_ptr<rocksdb::Logger>
   if (env != nullptr) rocks.env = env;
   rocks.info_log = std::move(info_log);
   rocks.listeners.push_back(std::make_shared<ResumeOnNextWrite>());
+  if (FileHooksArmed()) rocks.listeners.push_back(TestHookListener());
   return rocks;
 }
 
@@ -854,7 +855,8 @@ void RocksDbStore::Repair(const std::string& location) {
   } catch (const StoreLockedError&) {
     throw StoreLockedError(open_message);
   }
-  rocksdb::Options rocks = BaseOptions(nullptr, nullptr);
+  rocksdb::Env* env = FileHooksArmed() ? TestHookEnv() : rocksdb::Env::Default();
+  rocksdb::Options rocks = BaseOptions(env, nullptr);
   rocksdb::Status status = rocksdb::RepairDB(location, rocks);
   if (IsLockError(status)) throw StoreLockedError(open_message);
   ThrowIfError(status, "cannot repair moraine store at '" + location + "'");
@@ -864,7 +866,7 @@ void RocksDbStore::Repair(const std::string& location) {
   ThrowIfError(rocksdb::DB::OpenForReadOnly(rocks, location, &db),
                "cannot open the repaired store at '" + location + "'");
   std::unique_ptr<rocksdb::DB> closes(db);
-  HighWaterMark::Reset(*rocksdb::Env::Default(), location, db->GetLatestSequenceNumber());
+  HighWaterMark::Reset(*env, location, db->GetLatestSequenceNumber());
 }
 
 }  // namespace moraine::store

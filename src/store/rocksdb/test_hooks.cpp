@@ -2,12 +2,15 @@
 
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
+#include <rocksdb/listener.h>
 
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
 #include <optional>
 #include <string>
+
+#include "store/rocksdb/power_cut_file_system.h"
 
 namespace moraine::store {
 namespace {
@@ -47,7 +50,21 @@ ArmedHook& FaultHook() {
   return hook;
 }
 
+bool PowerCutArmed() {
+  static const bool armed = [] {
+    const char* value = std::getenv("MORAINE_TEST_POWER_CUT");
+    return value != nullptr && std::string_view(value) == "1";
+  }();
+  return armed;
+}
+
+const std::shared_ptr<PowerCutFileSystem>& PowerCut() {
+  static const auto fs = std::make_shared<PowerCutFileSystem>(rocksdb::FileSystem::Default());
+  return fs;
+}
+
 [[noreturn]] void Die() {
+  if (PowerCutArmed()) PowerCut()->CutPower();
   std::raise(SIGKILL);
   std::abort();  // not reached: SIGKILL cannot be caught
 }
@@ -101,9 +118,32 @@ class HookedLogFile final : public rocksdb::FSWritableFileOwnerWrapper {
   }
 };
 
+thread_local std::string_view background_job = "open";
+
+// Names the thread's flush or compaction for the cut points of the table
+// files it writes; RocksDB calls both on the thread that does the work.
+class BackgroundJobNamer final : public rocksdb::EventListener {
+ public:
+  void OnFlushBegin(rocksdb::DB*, const rocksdb::FlushJobInfo&) override {
+    background_job = "flush";
+  }
+  void OnFlushCompleted(rocksdb::DB*, const rocksdb::FlushJobInfo&) override {
+    background_job = "open";
+  }
+  void OnCompactionBegin(rocksdb::DB*, const rocksdb::CompactionJobInfo&) override {
+    background_job = "compaction";
+  }
+  void OnCompactionCompleted(rocksdb::DB*, const rocksdb::CompactionJobInfo&) override {
+    background_job = "open";
+  }
+};
+
+// The fault hooks of log files, over the power-cut file system, which keeps
+// track of what is durable whether or not a cut is armed (it costs nothing a
+// test would notice).
 class HookedFileSystem final : public rocksdb::FileSystemWrapper {
  public:
-  HookedFileSystem() : FileSystemWrapper(rocksdb::FileSystem::Default()) {}
+  HookedFileSystem() : FileSystemWrapper(PowerCut()) {}
   const char* Name() const override { return "MoraineTestHooks"; }
 
   rocksdb::IOStatus NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
@@ -131,12 +171,16 @@ void CrashPoint(std::string_view point) {
   if (CrashHook().Fires(point)) Die();
 }
 
-bool FileHooksArmed() {
-  return CrashHook().name == "commit.torn_log_write" || FaultHook().nth != 0;
+bool FileHooksArmed() { return CrashHook().nth != 0 || FaultHook().nth != 0; }
+
+std::string_view BackgroundJobOfThisThread() { return background_job; }
+
+std::shared_ptr<rocksdb::EventListener> TestHookListener() {
+  return std::make_shared<BackgroundJobNamer>();
 }
 
 rocksdb::Env* TestHookEnv() {
-  static std::unique_ptr<rocksdb::Env> env =
+  static const std::unique_ptr<rocksdb::Env> env =
       rocksdb::NewCompositeEnv(std::make_shared<HookedFileSystem>());
   return env.get();
 }
