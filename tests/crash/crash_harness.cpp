@@ -402,8 +402,8 @@ void RunCrashSoak(const char* tier, int rounds, const std::vector<std::string>& 
   // (acked) and no store held part of a commit (untorn), or the round failed
   // above.
   std::printf(
-      "%s soak: %d rounds, %zu died at their point (the rest ran past it), %zu "
-      "statements acknowledged before them, %s\n",
+      "%s soak: %d rounds (%zu died at their point, the rest ran past it), %zu statements "
+      "acknowledged, %s\n",
       tier, round, died, acknowledged, ::testing::Test::HasFailure() ? "FAILED" : "0 lost, 0 torn");
 }
 
