@@ -49,6 +49,16 @@ void PutBack(const std::string& path, const std::optional<std::string>& content)
   out.write(content->data(), static_cast<std::streamsize>(content->size()));
 }
 
+// Runs `operation` under the file system's lock, once the cut point of `op`
+// on `path` is passed.
+template <class Operation>
+rocksdb::IOStatus AtPoint(PowerCutFileSystem& fs, const std::string& path, const char* op,
+                          Operation&& operation) {
+  std::lock_guard lock(fs.mutex());
+  ReachPoint(path, op);
+  return operation();
+}
+
 class PowerCutWritableFile final : public rocksdb::FSWritableFileOwnerWrapper {
  public:
   PowerCutWritableFile(std::unique_ptr<rocksdb::FSWritableFile> file, PowerCutFileSystem& fs,
@@ -57,39 +67,25 @@ class PowerCutWritableFile final : public rocksdb::FSWritableFileOwnerWrapper {
 
   rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
                            rocksdb::IODebugContext* dbg) override {
-    std::lock_guard lock(fs_.mutex());
-    ReachPoint(path_, "append");
-    auto status = target()->Append(data, options, dbg);
-    fs_.Appended(path_, target()->GetFileSize(options, dbg));
-    return status;
+    return Appending(options, dbg, [&] { return target()->Append(data, options, dbg); });
   }
   rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
                            const rocksdb::DataVerificationInfo& info,
                            rocksdb::IODebugContext* dbg) override {
-    std::lock_guard lock(fs_.mutex());
-    ReachPoint(path_, "append");
-    auto status = target()->Append(data, options, info, dbg);
-    fs_.Appended(path_, target()->GetFileSize(options, dbg));
-    return status;
+    return Appending(options, dbg, [&] { return target()->Append(data, options, info, dbg); });
   }
   rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset,
                                      const rocksdb::IOOptions& options,
                                      rocksdb::IODebugContext* dbg) override {
-    std::lock_guard lock(fs_.mutex());
-    ReachPoint(path_, "append");
-    auto status = target()->PositionedAppend(data, offset, options, dbg);
-    fs_.Appended(path_, offset + data.size());
-    return status;
+    return Appending(options, dbg,
+                     [&] { return target()->PositionedAppend(data, offset, options, dbg); });
   }
   rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset,
                                      const rocksdb::IOOptions& options,
                                      const rocksdb::DataVerificationInfo& info,
                                      rocksdb::IODebugContext* dbg) override {
-    std::lock_guard lock(fs_.mutex());
-    ReachPoint(path_, "append");
-    auto status = target()->PositionedAppend(data, offset, options, info, dbg);
-    fs_.Appended(path_, offset + data.size());
-    return status;
+    return Appending(options, dbg,
+                     [&] { return target()->PositionedAppend(data, offset, options, info, dbg); });
   }
   rocksdb::IOStatus Truncate(uint64_t size, const rocksdb::IOOptions& options,
                              rocksdb::IODebugContext* dbg) override {
@@ -99,19 +95,11 @@ class PowerCutWritableFile final : public rocksdb::FSWritableFileOwnerWrapper {
     return status;
   }
   rocksdb::IOStatus Sync(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
-    std::lock_guard lock(fs_.mutex());
-    ReachPoint(path_, "sync");
-    auto status = target()->Sync(options, dbg);
-    if (status.ok()) fs_.DataSynced(path_);
-    return status;
+    return Syncing([&] { return target()->Sync(options, dbg); });
   }
   rocksdb::IOStatus Fsync(const rocksdb::IOOptions& options,
                           rocksdb::IODebugContext* dbg) override {
-    std::lock_guard lock(fs_.mutex());
-    ReachPoint(path_, "sync");
-    auto status = target()->Fsync(options, dbg);
-    if (status.ok()) fs_.DataSynced(path_);
-    return status;
+    return Syncing([&] { return target()->Fsync(options, dbg); });
   }
   // Not a sync: RocksDB's RangeSync is a hint to start write-back.
   rocksdb::IOStatus RangeSync(uint64_t offset, uint64_t nbytes, const rocksdb::IOOptions& options,
@@ -126,6 +114,24 @@ class PowerCutWritableFile final : public rocksdb::FSWritableFileOwnerWrapper {
   }
 
  private:
+  template <class Append>
+  rocksdb::IOStatus Appending(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg,
+                              Append&& append) {
+    return AtPoint(fs_, path_, "append", [&] {
+      auto status = append();
+      fs_.Appended(path_, target()->GetFileSize(options, dbg));
+      return status;
+    });
+  }
+  template <class Sync>
+  rocksdb::IOStatus Syncing(Sync&& sync) {
+    return AtPoint(fs_, path_, "sync", [&] {
+      auto status = sync();
+      if (status.ok()) fs_.DataSynced(path_);
+      return status;
+    });
+  }
+
   PowerCutFileSystem& fs_;
   const std::string path_;
 };
@@ -139,28 +145,29 @@ class PowerCutRandomRWFile final : public rocksdb::FSRandomRWFileOwnerWrapper {
   rocksdb::IOStatus Write(uint64_t offset, const rocksdb::Slice& data,
                           const rocksdb::IOOptions& options,
                           rocksdb::IODebugContext* dbg) override {
-    std::lock_guard lock(fs_.mutex());
-    ReachPoint(path_, "write");
-    fs_.BeforeInPlaceWrite(path_);
-    return target()->Write(offset, data, options, dbg);
+    return AtPoint(fs_, path_, "write", [&] {
+      fs_.BeforeInPlaceWrite(path_);
+      return target()->Write(offset, data, options, dbg);
+    });
   }
   rocksdb::IOStatus Sync(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
-    std::lock_guard lock(fs_.mutex());
-    ReachPoint(path_, "sync");
-    auto status = target()->Sync(options, dbg);
-    if (status.ok()) fs_.InPlaceSynced(path_);
-    return status;
+    return Syncing([&] { return target()->Sync(options, dbg); });
   }
   rocksdb::IOStatus Fsync(const rocksdb::IOOptions& options,
                           rocksdb::IODebugContext* dbg) override {
-    std::lock_guard lock(fs_.mutex());
-    ReachPoint(path_, "sync");
-    auto status = target()->Fsync(options, dbg);
-    if (status.ok()) fs_.InPlaceSynced(path_);
-    return status;
+    return Syncing([&] { return target()->Fsync(options, dbg); });
   }
 
  private:
+  template <class Sync>
+  rocksdb::IOStatus Syncing(Sync&& sync) {
+    return AtPoint(fs_, path_, "sync", [&] {
+      auto status = sync();
+      if (status.ok()) fs_.InPlaceSynced(path_);
+      return status;
+    });
+  }
+
   PowerCutFileSystem& fs_;
   const std::string path_;
 };
