@@ -16,15 +16,6 @@
 namespace moraine::ducklake_adapter {
 namespace {
 
-// What an output column reads: a leading column or a user column, in its
-// stored type, then cast to `type` if that differs.
-struct ProjectedColumn {
-  enum class Source { kRowId, kBeginSnapshot, kEndSnapshot, kUser } source = Source::kUser;
-  size_t user_column = 0;
-  duckdb::LogicalType stored;
-  duckdb::LogicalType type;
-};
-
 // A column name as DuckLake writes it (KeywordHelper::WriteOptionallyQuoted:
 // bare, or in double quotes with inner quotes doubled) at the start of
 // `text`; the name and the length it took, nullopt if there is none.
@@ -71,6 +62,8 @@ std::optional<std::pair<std::string, std::optional<std::string>>> ParseColumn(
                    std::optional<std::string>(text.substr(name->second + kAs.size())));
 }
 
+using ProjectedColumn = InlinedDataRead::ProjectedColumn;
+
 std::optional<std::vector<ProjectedColumn>> Projection(duckdb::ClientContext& context,
                                                        const commit::TableSpec& spec,
                                                        const std::vector<std::string>& columns) {
@@ -102,9 +95,11 @@ std::optional<std::vector<ProjectedColumn>> Projection(duckdb::ClientContext& co
   return projection;
 }
 
+}  // namespace
+
 // The live rows, decoded batch by batch straight into chunks of the
 // projection's stored types, in the order the batches hold them.
-class LiveRows {
+class InlinedDataRead::LiveRows {
  public:
   LiveRows(const std::vector<ProjectedColumn>& projection,
            duckdb::vector<duckdb::LogicalType> types)
@@ -243,34 +238,43 @@ class LiveRows {
   bool sorted_ = true;
 };
 
-}  // namespace
-
-duckdb::unique_ptr<duckdb::QueryResult> InlinedDataResult(duckdb::ClientContext& context,
-                                                          commit::RowTransaction& rows,
-                                                          int64_t snapshot,
-                                                          const std::string& table,
-                                                          const std::vector<std::string>& columns) {
+std::optional<commit::TableSpec> InlinedDataRead::FindTable(commit::RowTransaction& rows,
+                                                            const std::string& table) {
   const auto name = catalog::ParseInlinedTableName(table);
-  if (!name || name->kind != catalog::InlinedTableName::kData) return nullptr;
-  const auto spec = rows.FindTable(table);
-  if (!spec) return nullptr;
-  auto projection = Projection(context, *spec, columns);
-  if (!projection || projection->empty()) return nullptr;
+  if (!name || name->kind != catalog::InlinedTableName::kData) return std::nullopt;
+  return rows.FindTable(table);
+}
 
+bool InlinedDataRead::Bind(duckdb::ClientContext& context, const commit::TableSpec& spec,
+                           const std::vector<std::string>& columns) {
+  auto projection = Projection(context, spec, columns);
+  if (!projection || projection->empty()) return false;
+  projection_ = std::move(*projection);
+  return true;
+}
+
+void InlinedDataRead::Read(commit::RowTransaction& rows, const std::string& table,
+                           int64_t snapshot) {
   duckdb::vector<duckdb::LogicalType> stored_types;
-  for (const auto& column : *projection) stored_types.push_back(column.stored);
-  LiveRows live(*projection, std::move(stored_types));
+  for (const auto& column : projection_) stored_types.push_back(column.stored);
+  live_ = std::make_unique<LiveRows>(projection_, std::move(stored_types));
   rows.ScanInlinedBatches(table, snapshot,
                           [&](int64_t begin, const commit::inlined::InlinedRowBatchView& batch) {
-                            live.Add(begin, batch, snapshot);
+                            live_->Add(begin, batch, snapshot);
                           });
+}
+
+duckdb::unique_ptr<duckdb::QueryResult> InlinedDataRead::Finish(duckdb::ClientContext& context) {
   duckdb::vector<std::string> names;
-  for (size_t i = 0; i < projection->size(); ++i) {
+  for (size_t i = 0; i < projection_.size(); ++i) {
     names.push_back("col" + std::to_string(i + 1));  // DuckLake's aliases
   }
   return duckdb::make_uniq<duckdb::MaterializedQueryResult>(
       duckdb::StatementType::SELECT_STATEMENT, duckdb::StatementProperties(), std::move(names),
-      live.Finish(context), context.GetClientProperties());
+      live_->Finish(context), context.GetClientProperties());
 }
+
+InlinedDataRead::InlinedDataRead() = default;
+InlinedDataRead::~InlinedDataRead() = default;
 
 }  // namespace moraine::ducklake_adapter

@@ -11,10 +11,11 @@
 // catalog that is not DuckDB's). Any other projection is left to DuckLake's
 // SQL.
 //
-// Thread-safety: functions of their arguments.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,13 +26,49 @@
 namespace moraine::ducklake_adapter {
 
 // The rows DuckLake's ReadInlinedData(snapshot, table, columns) returns, as
-// `rows` sees them (staged writes included); null when `table` is not an
-// inlined data table `rows` holds or a column is not one this reads, for
-// DuckLake's SQL to answer (and raise its own error).
-duckdb::unique_ptr<duckdb::QueryResult> InlinedDataResult(duckdb::ClientContext& context,
-                                                          commit::RowTransaction& rows,
-                                                          int64_t snapshot,
-                                                          const std::string& table,
-                                                          const std::vector<std::string>& columns);
+// a row transaction sees them (staged writes included), in three steps:
+//
+//   FindTable (under the moraine transaction's lock) → Bind (holding no lock)
+//   → Read (under the lock) → Finish (holding no lock).
+//
+// Bind and Finish call into DuckDB's binder and casts, which may look a type
+// name up in every attached catalog: JSON is a type the json extension
+// registers by name, and this lake's metadata catalog, a moraine catalog, is
+// among those searched. Its lookup takes the transaction's lock, so doing
+// either under that lock deadlocked the read of a JSON column's inlined rows.
+//
+// Thread-safety: one read at a time per object.
+class InlinedDataRead {
+ public:
+  // What an output column reads: a leading column or a user column, in its
+  // stored type, then cast to `type` if that differs.
+  struct ProjectedColumn {
+    enum class Source { kRowId, kBeginSnapshot, kEndSnapshot, kUser } source = Source::kUser;
+    size_t user_column = 0;
+    duckdb::LogicalType stored;
+    duckdb::LogicalType type;
+  };
+
+  InlinedDataRead();
+  ~InlinedDataRead();
+
+  // The columns of `table` if it is an inlined data table `rows` holds;
+  // nullopt for DuckLake's SQL to answer (and raise its own error).
+  static std::optional<commit::TableSpec> FindTable(commit::RowTransaction& rows,
+                                                    const std::string& table);
+  // Binds DuckLake's projection of `spec`; false when a column is not one
+  // this reads, for DuckLake's SQL to answer.
+  bool Bind(duckdb::ClientContext& context, const commit::TableSpec& spec,
+            const std::vector<std::string>& columns);
+  // Decodes the bound columns of the rows live at `snapshot`.
+  void Read(commit::RowTransaction& rows, const std::string& table, int64_t snapshot);
+  // The rows read, in row id order, cast to the projection's types.
+  duckdb::unique_ptr<duckdb::QueryResult> Finish(duckdb::ClientContext& context);
+
+ private:
+  class LiveRows;
+  std::vector<ProjectedColumn> projection_;
+  std::unique_ptr<LiveRows> live_;
+};
 
 }  // namespace moraine::ducklake_adapter

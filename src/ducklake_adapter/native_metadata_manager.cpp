@@ -714,12 +714,18 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::ReadInlinedData(
   auto metadata = MetadataConnectionOf(this);
   duckdb::unique_ptr<duckdb::QueryResult> result;
   if (metadata.catalog && snapshot.snapshot_id <= static_cast<uint64_t>(INT64_MAX)) {
-    result =
-        MoraineTransaction::Get(metadata.context, *metadata.catalog)
-            .WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
-              return InlinedDataResult(metadata.context, rows,
-                                       static_cast<int64_t>(snapshot.snapshot_id), table, columns);
-            });
+    // Binding and casting hold no lock of the transaction (inlined_data_result.h).
+    auto& transaction = MoraineTransaction::Get(metadata.context, *metadata.catalog);
+    const auto spec = transaction.WithRows(
+        metadata.where, false,
+        [&](commit::RowTransaction& rows) { return InlinedDataRead::FindTable(rows, table); });
+    InlinedDataRead read;
+    if (spec && read.Bind(metadata.context, *spec, columns)) {
+      transaction.WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
+        read.Read(rows, table, static_cast<int64_t>(snapshot.snapshot_id));
+      });
+      result = read.Finish(metadata.context);
+    }
   }
   if (!result) {
     return CallOriginal<&ManagerSlots::ReadInlinedData>(this, abi::ManagerMethod::kReadInlinedData,
