@@ -53,6 +53,7 @@ declare -A NOT_MORAINES=(
   [test/sql/add_files/add_file_partitioned.test]="DuckLake 1.5.5 records partition_key_index 2 for all three keys (year, month, day) of the file it adds, three ducklake_file_partition_value rows with one identity; a DuckDB table has no key and keeps them, moraine refuses the duplicate and the commit lands nothing"
   [test/sql/general/metadata_parameters.test]="META_TYPE 'DUCKDB' makes DuckLake attach the metadata as a DuckDB file, so the moraine: path is opened as a file name"
   [test/sql/remove_orphans/metadata_in_data_path.test]="counts the catalog with GLOB('\${DATA_PATH}/*.db'); a moraine store is a directory, and glob lists files"
+  [test/sql/settings/max_retry_count.test]="expects at least one of 10 concurrent INSERTs with ducklake_max_retry_count 1 to fail; moraine gives a process's connections turns to commit (FlushChangesServerSide), so a commit that lost the head re-plans at once and all 10 land"
   [test/sql/migration/v01_partitioned.test]="migrates a DuckDB-file catalog of format 0.1 shipped with the test (data/); moraine stores begin at 1.0"
 )
 
