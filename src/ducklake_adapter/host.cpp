@@ -63,10 +63,8 @@ void DetachLakes(duckdb::DuckDB& database) noexcept {
         connection.Query("SELECT database_name FROM duckdb_databases() WHERE type = 'ducklake'");
     if (lakes->HasError()) return;
     for (duckdb::idx_t row = 0; row < lakes->RowCount(); row++) {
-      std::string quoted = "\"";
-      for (char c : lakes->GetValue(0, row).ToString())
-        quoted += c == '"' ? "\"\"" : std::string(1, c);
-      connection.Query("DETACH DATABASE IF EXISTS " + quoted + "\"");
+      connection.Query("DETACH DATABASE IF EXISTS " + duckdb::KeywordHelper::WriteOptionallyQuoted(
+                                                          lakes->GetValue(0, row).ToString()));
     }
   } catch (...) {
     // Best effort: the database closes as it would have without.

@@ -10,7 +10,6 @@
 // name, or `CAST(<name> AS <type>)` (what its CastColumnToTarget writes for a
 // catalog that is not DuckDB's). Any other projection is left to DuckLake's
 // SQL.
-//
 #pragma once
 
 #include <cstdint>

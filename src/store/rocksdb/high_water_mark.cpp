@@ -145,6 +145,16 @@ void HighWaterMark::Advance(uint64_t sequence) {
   sequence_ = sequence;
 }
 
+bool HighWaterRecorded(rocksdb::DB& db) {
+  std::string kept;
+  const rocksdb::Status status =
+      db.Get(rocksdb::ReadOptions(),
+             rocksdb::Slice(kHighWaterKeptKey.data(), kHighWaterKeptKey.size()), &kept);
+  if (status.IsNotFound()) return false;
+  ThrowIfError(status, "read the high-water record");
+  return true;
+}
+
 std::optional<std::string> HighWaterShortfall(rocksdb::DB& db, std::optional<uint64_t> mark) {
   if (mark) {
     const uint64_t reached = db.GetLatestSequenceNumber();
@@ -153,12 +163,7 @@ std::optional<std::string> HighWaterShortfall(rocksdb::DB& db, std::optional<uin
            std::to_string(*mark) + " was acknowledged (" + std::string(kHighWaterFileName) +
            "): its MANIFEST, newest log or a table file is short or missing";
   }
-  std::string kept;
-  const rocksdb::Status status =
-      db.Get(rocksdb::ReadOptions(),
-             rocksdb::Slice(kHighWaterKeptKey.data(), kHighWaterKeptKey.size()), &kept);
-  if (status.IsNotFound()) return std::nullopt;
-  ThrowIfError(status, "read the high-water record");
+  if (!HighWaterRecorded(db)) return std::nullopt;
   return "its high-water file " + std::string(kHighWaterFileName) + " is missing";
 }
 

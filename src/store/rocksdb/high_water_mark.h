@@ -79,6 +79,10 @@ class HighWaterMark {
   uint64_t sequence_;
 };
 
+// Whether `db` holds the record that says its store keeps a high-water file
+// (kHighWaterKeptKey). Throws IoError when it cannot be read.
+bool HighWaterRecorded(rocksdb::DB& db);
+
 // What is wrong with `db`, opened on a store whose mark Read returned `mark`
 // before the open (read before, so that a writer advancing it meanwhile
 // cannot make a reader's fresh instance look short): its files end before

@@ -468,12 +468,7 @@ void LeaveNothingForTheNextOpen(rocksdb::DB& db, rocksdb::Env& env, const std::s
 // completes, never a record without its file.
 std::unique_ptr<HighWaterMark> KeepHighWaterMark(rocksdb::DB& db, const std::string& path) {
   auto mark = HighWaterMark::OpenOrCreate(*db.GetEnv(), path, db.GetLatestSequenceNumber());
-  std::string kept;
-  const rocksdb::Status status = db.Get(rocksdb::ReadOptions(), ToSlice(kHighWaterKeptKey), &kept);
-  if (!status.IsNotFound()) {
-    ThrowIfError(status, "read the high-water record");
-    return mark;
-  }
+  if (HighWaterRecorded(db)) return mark;
   // Unsynced: the next commit's log sync carries it, and until then its
   // loss leaves a file without a record, as a crash before the write would.
   ThrowIfError(db.Put(rocksdb::WriteOptions(), ToSlice(kHighWaterKeptKey), "1"),
