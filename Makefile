@@ -17,7 +17,9 @@
 #   make test-sanitize  build with ASan and UBSan in build-sanitize and run every tier
 #                   that runs moraine in its own processes (MORAINE_DUCKLAKE_GIT adds
 #                   DuckLake's suite in the host); a finding fails the test that met it
-#   make test-tsan  build with TSan in build-tsan and run the concurrency tests
+#   make test-tsan  build with TSan in build-tsan, against the pinned DuckDB and DuckLake
+#                   built with TSan once per machine (about an hour; MORAINE_DUCKLAKE_GIT
+#                   names DuckLake's git), and run the concurrency tests
 BUILD_DIR ?= build
 JOBS ?= 2
 CTEST_ARGS ?=
@@ -27,11 +29,13 @@ TSAN_BUILD_DIR ?= build-tsan
 # The tiers whose processes are all ours: the fuzz targets have their own
 # sanitizer build and the ecosystem tier runs stock DuckDB runtimes.
 SANITIZE_LABELS ?= unit|integration|property|e2e|crash|powercut|differential|fault|distributed|upstream
-# The tests whose threads share a store, a cache or a watch without DuckDB
-# (issue #33): DuckDB's engine is not instrumented, and its scheduler's and
-# executor's lock-free structures are reported as races in every test that
-# runs a query on several threads, so those wait for an instrumented engine.
-TSAN_TESTS ?= GroupSync|CatalogConcurrencyTest|RowTransactionTest|EtcdReadCacheTest|EtcdCommitQueue|etcd_read_cache_test|etcd_commit_queue_test
+# The tests whose threads share a store, a cache, a watch or a DuckDB engine
+# (issue #33): group sync, the catalog's racing commits, the read cache and
+# commit queue on etcd, eight connections of one engine taking turns to
+# commit, connections beside a read-only process, writer processes on etcd.
+# The engine and DuckLake they run are the pinned ones built with TSan (see
+# cmake/DuckDB.cmake).
+TSAN_TESTS ?= GroupSync|CatalogConcurrencyTest|RowTransactionTest|EtcdReadCacheTest|EtcdCommitQueue|etcd_read_cache_test|etcd_commit_queue_test|InCatalogRetry|SqlConcurrency|NativeManager\.|DuckLakeOnMoraine|etcd_ducklake_writers_test|etcd_store_concurrency_test|etcd_e2e_ducklake_on_moraine_test
 # Snapshots of history the DuckLake-path commit benchmark measures at (issue #11: 10,000).
 BENCH_HISTORY ?= 10000
 # Column renames elsewhere in the lake the column-change benchmark measures after (issue #30).
@@ -119,6 +123,10 @@ test-sanitize: setup
 		-L '$(SANITIZE_LABELS)' --timeout 1800 $(CTEST_ARGS)
 
 test-tsan: setup
+	@scripts/build_duckdb_tsan.sh
+	@scripts/build_ducklake.sh v1.5.5 tsan
+	@test -e .cache/deps/ducklake-tsan/ducklake.duckdb_extension || { echo "make test-tsan:" \
+		"DuckLake is built from source here: set MORAINE_DUCKLAKE_GIT (see scripts/build_ducklake.sh)"; exit 1; }
 	@test -f $(TSAN_BUILD_DIR)/build.ninja || cmake -S . -B $(TSAN_BUILD_DIR) -G Ninja \
 		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMORAINE_SANITIZE=thread
 	@$(SANITIZER_ENV) cmake --build $(TSAN_BUILD_DIR) -j $(JOBS)

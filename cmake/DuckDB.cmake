@@ -4,11 +4,20 @@
 set(DUCKDB_SOURCE_DIR "${MORAINE_DEPS_DIR}/duckdb")
 set(DUCKDB_LIBRARY "${MORAINE_DEPS_DIR}/libduckdb.so")
 set(DUCKLAKE_EXTENSION "${MORAINE_DEPS_DIR}/ducklake.duckdb_extension")
+# Under ThreadSanitizer the host and the tests run the pinned engine and
+# DuckLake built with it (scripts/build_duckdb_tsan.sh, scripts/build_ducklake.sh
+# v1.5.5 tsan; `make test-tsan` builds both): TSan sees a race only where both
+# sides are instrumented, and reports the stock engine's lock-free hand-offs
+# between its threads as races.
+if(MORAINE_SANITIZE MATCHES "thread")
+  set(DUCKDB_LIBRARY "${MORAINE_DEPS_DIR}/duckdb-tsan/libduckdb.so")
+  set(DUCKLAKE_EXTENSION "${MORAINE_DEPS_DIR}/ducklake-tsan/ducklake.duckdb_extension")
+endif()
 
 foreach(required "${DUCKDB_SOURCE_DIR}/src/include/duckdb.hpp" "${DUCKDB_LIBRARY}"
                  "${DUCKLAKE_EXTENSION}")
   if(NOT EXISTS "${required}")
-    message(FATAL_ERROR "${required} is missing: run scripts/setup.sh (or make build)")
+    message(FATAL_ERROR "${required} is missing: run scripts/setup.sh (or make build; make test-tsan for a ThreadSanitizer build)")
   endif()
 endforeach()
 

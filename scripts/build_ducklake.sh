@@ -22,9 +22,17 @@
 # tests then leave that release's DuckLake out, saying why.
 #
 # usage: build_ducklake.sh RELEASE   (scripts/setup.sh calls it, e.g. with v1.5.6)
+#
+# build_ducklake.sh v1.5.5 tsan builds the variant `make test-tsan` loads: the
+# same sources compiled with -fsanitize=thread, DuckDB not linked in (its
+# symbols bind at LOAD to the ThreadSanitizer engine of
+# scripts/build_duckdb_tsan.sh, which the instrumented host links), linked as
+# .cache/deps/ducklake-tsan.
 set -euo pipefail
 
 release="$1"
+variant="${2:-}"
+[[ -z $variant || $variant == tsan ]] || { echo "usage: $0 RELEASE [tsan]" >&2; exit 2; }
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 deps="$root/.cache/deps"
 jobs="${JOBS:-2}"
@@ -34,7 +42,11 @@ log() { printf 'ducklake %s: %s\n' "$release" "$*" >&2; }
 pin() { awk -F'\t' -v name="$1" '$1 == name' "$root/deps/pins.tsv"; }
 
 IFS=$'\t' read -r _ _ source_package _ tree <<<"$(pin "ducklake-source-$release")"
-IFS=$'\t' read -r _ _ _ static_file static_sha <<<"$(pin "duckdb-static-$release")"
+if [[ $variant == tsan ]]; then
+  static_sha=none
+else
+  IFS=$'\t' read -r _ _ _ static_file static_sha <<<"$(pin "duckdb-static-$release")"
+fi
 IFS=$'\t' read -r _ _ roaring_package roaring_file roaring_sha <<<"$(pin croaring-source)"
 [[ -n $source_package && -n $static_sha && -n $roaring_sha ]] ||
   { log "deps/pins.tsv lacks ducklake-source-$release, duckdb-static-$release or croaring-source"; exit 1; }
@@ -43,13 +55,15 @@ duckdb_source="$deps/duckdb-$release"
 duckdb_static="$deps/duckdb-static-$release"
 
 key="$({
-  printf '%s\n' "$release" "$commit" "$tree" "$static_sha" "$roaring_sha"
+  printf '%s\n' "$release" "$variant" "$commit" "$tree" "$static_sha" "$roaring_sha"
   cat "${BASH_SOURCE[0]}" "$root/scripts/machine_cache.sh" "$root/scripts/append_extension_metadata.sh"
   c++ --version | head -n1
 } | sha256sum | cut -c1-16)"
-machine_cache_open ducklake "$key" "$deps/ducklake-$release"
+link="$deps/ducklake-$release"
+[[ $variant == tsan ]] && link="$deps/ducklake-tsan"
+machine_cache_open ducklake "$key" "$link"
 machine_cache_built && exit 0
-rm -f "$deps/ducklake-$release"
+rm -f "$link"
 if [[ -z ${MORAINE_DUCKLAKE_GIT:-} ]]; then
   log "not built: DuckLake ${commit:0:8} is in no registry; set MORAINE_DUCKLAKE_GIT to a git" \
     "directory of duckdb/ducklake holding it, and run setup again"
@@ -98,6 +112,7 @@ command -v ccache >/dev/null && launcher=(ccache)
 export CCACHE_BASEDIR="$work"
 cd "$work"
 flags=(-O3 -DNDEBUG -fPIC -ffunction-sections -fdata-sections)
+[[ $variant == tsan ]] && flags=(-O2 -g1 -DNDEBUG -fPIC -fsanitize=thread)
 cxx_flags=("${flags[@]}" -std=c++20 -DDUCKDB_BUILD_LOADABLE_EXTENSION
   "-DEXT_VERSION_DUCKLAKE=\"${commit:0:8}\"" -I"$work/src/include" -isystem "$duckdb_source/src/include"
   -isystem "$duckdb_source/third_party/fmt/include" -isystem "$duckdb_source/third_party/yyjson/include"
@@ -118,18 +133,24 @@ done
 for ((; running > 0; running--)); do wait -n || { log "compiling DuckLake failed"; exit 1; }; done
 "${launcher[@]}" cc "${flags[@]}" -I"$work/roaring/roaring" -c "$work/roaring/roaring.c" -o "$work/obj/roaring.o"
 
-archives=("$duckdb_static/libduckdb_static.a")
-for part in fastpforlib fmt fsst hyperloglog mbedtls miniz pg_query re2 skiplistlib utf8proc \
-  yyjson zstd; do
-  archives+=("$duckdb_static/libduckdb_$part.a")
-done
-# Under C++20 a static constexpr member of DuckDB's headers (LogicalType::
-# BIGINT, TableCatalogEntry::Name, ...) is an inline variable, which each
-# DuckLake object defines; DuckDB's C++11 library defines the same constant out
-# of line. They are one value from one header, so the linker keeps the first.
-c++ -shared -o "$work/out/ducklake.duckdb_extension" "$work"/obj/*.o \
-  -Wl,--start-group "${archives[@]}" -Wl,--end-group -Wl,-z,defs -Wl,--gc-sections \
-  -Wl,--exclude-libs,ALL -Wl,--allow-multiple-definition -lpthread -ldl
+if [[ $variant == tsan ]]; then
+  # DuckDB's symbols stay undefined: the host's engine provides them.
+  c++ -shared -fsanitize=thread -o "$work/out/ducklake.duckdb_extension" "$work"/obj/*.o \
+    -lpthread -ldl
+else
+  archives=("$duckdb_static/libduckdb_static.a")
+  for part in fastpforlib fmt fsst hyperloglog mbedtls miniz pg_query re2 skiplistlib utf8proc \
+    yyjson zstd; do
+    archives+=("$duckdb_static/libduckdb_$part.a")
+  done
+  # Under C++20 a static constexpr member of DuckDB's headers (LogicalType::
+  # BIGINT, TableCatalogEntry::Name, ...) is an inline variable, which each
+  # DuckLake object defines; DuckDB's C++11 library defines the same constant out
+  # of line. They are one value from one header, so the linker keeps the first.
+  c++ -shared -o "$work/out/ducklake.duckdb_extension" "$work"/obj/*.o \
+    -Wl,--start-group "${archives[@]}" -Wl,--end-group -Wl,-z,defs -Wl,--gc-sections \
+    -Wl,--exclude-libs,ALL -Wl,--allow-multiple-definition -lpthread -ldl
+fi
 "$root/scripts/append_extension_metadata.sh" "$work/out/ducklake.duckdb_extension" "$release" \
   linux_amd64 "${commit:0:8}"
 

@@ -30,14 +30,12 @@ git_dir="${1:?usage: $0 DUCKLAKE_GIT_DIR [compare|moraine|moraine-sql|stock] [FI
 mode="${2:-compare}"
 glob="${3:-test/sql/*}"
 release="${DUCKDB_RELEASE:-v1.5.5}"
+package="$(awk -F'\t' -v name="ducklake-source-$release" '$1 == name {print $3}' "$root/deps/pins.tsv")"
+[[ -n $package ]] || { echo "deps/pins.tsv names no DuckLake for DuckDB $release" >&2; exit 2; }
+commit="${package#*@}"
 if [[ $release == v1.5.5 ]]; then
-  commit=d8a1881e22516ea3d186d73e83c65fe5bd1a1dc4  # the pip DuckLake 1.5.5's
-  moraine_bin="${MORAINE:-$root/build/moraine}"
+  moraine_bin="${MORAINE:-$root/build/moraine}"  # with the registry's binary of that commit
 else
-  package="$(awk -F'\t' -v name="ducklake-source-$release" '$1 == name {print $3}' \
-    "$root/deps/pins.tsv")"
-  [[ -n $package ]] || { echo "deps/pins.tsv names no DuckLake for DuckDB $release" >&2; exit 2; }
-  commit="${package#*@}"
   [[ -e $root/.cache/deps/ducklake-$release/ducklake.duckdb_extension ]] || {
     echo "no DuckLake for DuckDB $release on this machine: scripts/build_ducklake.sh $release" >&2
     exit 77

@@ -47,6 +47,18 @@ namespace {
 
 namespace abi = ducklake_abi;
 
+// Whether the code facts (ducklake_manager_abi.h) can be read from DuckLake's
+// code. Not in a ThreadSanitizer build: it loads only DuckLake built from the
+// pinned commit with ThreadSanitizer (cmake/DuckDB.cmake), whose code calls
+// into TSan's runtime before every read, so no declared byte sequence is
+// there. Instrumentation changes code, never layout: that build's fields lie
+// where the pinned binary's do, whose code the uninstrumented builds check.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kCodeFactsReadable = false;
+#else
+constexpr bool kCodeFactsReadable = true;
+#endif
+
 // What moraine keeps in each manager, past the base object (kManagerStateOffset).
 struct ManagerState {
   void* ducklake_transaction;  // the DuckLakeTransaction the manager serves
@@ -983,11 +995,14 @@ void NativeMetadataManager::EnsureRegistered() {
     vtable.Replace(M::kExecute, AddressOf(&ManagerSlots::ExecuteCommitBatch), {M::kQuery});
   }
   registration.run_commit_loop = registration.module->Symbol(abi::kRunCommitLoopSymbol);
-  registration.in_catalog_retry_reason =
-      registration.run_commit_loop
-          ? registration.module->CheckCode(abi::kExecuteRetrialsServerSideSymbol,
-                                           abi::kExecuteRetrialsServerSideCode)
-          : std::string("DuckLake does not export ") + abi::kRunCommitLoopSymbol;
+  registration.in_catalog_retry_reason.clear();
+  if (!registration.run_commit_loop) {
+    registration.in_catalog_retry_reason =
+        std::string("DuckLake does not export ") + abi::kRunCommitLoopSymbol;
+  } else if (kCodeFactsReadable) {
+    registration.in_catalog_retry_reason = registration.module->CheckCode(
+        abi::kExecuteRetrialsServerSideSymbol, abi::kExecuteRetrialsServerSideCode);
+  }
   registration.in_catalog_retry = registration.in_catalog_retry_reason.empty();
   if (registration.in_catalog_retry &&
       !vtable.Replace(M::kFlushChangesServerSide,
@@ -997,7 +1012,8 @@ void NativeMetadataManager::EnsureRegistered() {
         std::string("DuckLake has no ") + abi::ManagerMethodName(M::kFlushChangesServerSide);
   }
   if (registration.in_catalog_retry) {
-    registration.rebase_reason = registration.module->CheckLastCommittedSnapshot();
+    registration.rebase_reason =
+        kCodeFactsReadable ? registration.module->CheckLastCommittedSnapshot() : std::string();
     registration.rebase = registration.rebase_reason.empty();
     if (!registration.rebase) {
       std::fprintf(stderr,

@@ -82,7 +82,7 @@ EtcdReadCache::Lookup EtcdReadCache::LookupLocked(const std::string& key,
     }
   } else if (const RangeEntry* range =
                  RangeHoldingLocked(key, EndOfKeyAlone(key), revision.value_or(applied_))) {
-    const auto& kvs = range->response->kvs();
+    const auto& kvs = range->shared->response.kvs();
     auto at = FirstAtOrAfter(kvs, key);
     lookup.hit = true;
     if (at != kvs.end() && at->key() == key) lookup.value = at->value();
@@ -130,10 +130,10 @@ std::shared_ptr<const etcdserverpb::RangeResponse> EtcdReadCache::GetRange(
   if (CoveredLocked(lock, last_change, wait)) {
     const auto kept = FindRangeLocked(begin, end);
     if (kept != ranges_.end() && kept->second.valid_from <= revision) {
-      found = kept->second.response;
+      found = LendLocked(kept->second.shared);
     } else if (const RangeEntry* range = RangeHoldingLocked(begin, end, revision)) {
       auto slice = std::make_shared<etcdserverpb::RangeResponse>();
-      const auto& kvs = range->response->kvs();
+      const auto& kvs = range->shared->response.kvs();
       for (auto at = FirstAtOrAfter(kvs, begin); at != kvs.end() && at->key() < end; ++at) {
         *slice->add_kvs() = *at;
       }
@@ -151,14 +151,24 @@ void EtcdReadCache::RememberRange(const std::string& begin, const std::string& e
   if (!MayRememberLocked(revision) || read->more()) return;
   // The cache patches what it keeps; the scan that read it keeps reading
   // its own copy.
-  auto response = std::make_shared<etcdserverpb::RangeResponse>(*read);
+  auto shared = std::make_shared<SharedRange>(*read);
   if (const auto kept = FindRangeLocked(begin, end); kept != ranges_.end()) {
     bytes_ -= kept->second.bytes;
     ranges_.erase(kept);
   }
-  const size_t bytes = begin.size() + end.size() + kEntryOverheadBytes + response->ByteSizeLong();
-  ranges_.emplace(begin, RangeEntry{end, std::move(response), revision, bytes});
+  const size_t bytes =
+      begin.size() + end.size() + kEntryOverheadBytes + shared->response.ByteSizeLong();
+  ranges_.emplace(begin, RangeEntry{end, std::move(shared), revision, bytes});
   ChargeLocked(bytes);
+}
+
+std::shared_ptr<const etcdserverpb::RangeResponse> EtcdReadCache::LendLocked(
+    std::shared_ptr<SharedRange> shared) {
+  shared->readers.fetch_add(1, std::memory_order_relaxed);
+  const etcdserverpb::RangeResponse* response = &shared->response;
+  return {response, [shared = std::move(shared)](const etcdserverpb::RangeResponse*) {
+            shared->readers.fetch_sub(1, std::memory_order_release);
+          }};
 }
 
 EtcdReadCache::Counts EtcdReadCache::counts() const {
@@ -186,14 +196,10 @@ void EtcdReadCache::PatchRangesLocked(const Change& change) {
     // change's revision holds it too, but applying it again changes nothing,
     // and a patch at that revision must take every change of the revision.)
     if (!(change.key < range.end) || change.revision < range.valid_from) continue;
-    if (range.response.use_count() > 1) {
-      range.response = std::make_shared<etcdserverpb::RangeResponse>(*range.response);
-    } else {
-      // use_count() is a relaxed read: the fence orders this patch after the
-      // last reads of a scan that dropped its reference on another thread.
-      std::atomic_thread_fence(std::memory_order_acquire);
+    if (range.shared->readers.load(std::memory_order_acquire) > 0) {
+      range.shared = std::make_shared<SharedRange>(range.shared->response);
     }
-    auto* kvs = range.response->mutable_kvs();
+    auto* kvs = range.shared->response.mutable_kvs();
     auto at = FirstAtOrAfter(*kvs, change.key);
     const int index = static_cast<int>(at - kvs->begin());
     const bool present = at != kvs->end() && at->key() == change.key;

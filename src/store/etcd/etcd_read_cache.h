@@ -40,6 +40,7 @@
 // Thread-safety: every member may be called from any thread: mutex_ guards all
 // state; readers of many snapshots and the watch thread call it concurrently.
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -112,16 +113,25 @@ class EtcdReadCache {
     std::optional<std::string> value;
     int64_t valid_from;
   };
+  // A kept range's response and how many scans are reading it. Patched in
+  // place only when none is (counted under the mutex, the only place a scan
+  // is lent it), copied first otherwise. A scan's release is a release
+  // decrement the patch's load acquires: its reads happen before the patch.
+  struct SharedRange {
+    explicit SharedRange(etcdserverpb::RangeResponse kept) : response(std::move(kept)) {}
+    etcdserverpb::RangeResponse response;
+    std::atomic<int> readers{0};
+  };
   struct RangeEntry {
     std::string end;
-    // Shared with scans reading it; patched in place only when the cache
-    // holds the one reference (checked under the mutex, the only place a
-    // new reference is handed out), copied first otherwise.
-    std::shared_ptr<etcdserverpb::RangeResponse> response;
+    std::shared_ptr<SharedRange> shared;
     int64_t valid_from;
     size_t bytes;
   };
 
+  // `shared`'s response for a scan, counted as read until the scan drops it.
+  static std::shared_ptr<const etcdserverpb::RangeResponse> LendLocked(
+      std::shared_ptr<SharedRange> shared);
   // The kept value of `key` at `revision` (nullopt: the newest kept).
   Lookup LookupLocked(const std::string& key, std::optional<int64_t> revision) const;
   // Whether answers are possible for `last_change`, waiting up to `wait`.
