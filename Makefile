@@ -123,10 +123,10 @@ test-sanitize: setup
 		-L '$(SANITIZE_LABELS)' --timeout 1800 $(CTEST_ARGS)
 
 test-tsan: setup
-	@scripts/build_duckdb_tsan.sh
 	@scripts/build_ducklake.sh v1.5.5 tsan
 	@test -e .cache/deps/ducklake-tsan/ducklake.duckdb_extension || { echo "make test-tsan:" \
 		"DuckLake is built from source here: set MORAINE_DUCKLAKE_GIT (see scripts/build_ducklake.sh)"; exit 1; }
+	@scripts/build_duckdb_tsan.sh
 	@test -f $(TSAN_BUILD_DIR)/build.ninja || cmake -S . -B $(TSAN_BUILD_DIR) -G Ninja \
 		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMORAINE_SANITIZE=thread
 	@$(SANITIZER_ENV) cmake --build $(TSAN_BUILD_DIR) -j $(JOBS)
