@@ -85,6 +85,9 @@ int main(int argc, char** argv) {
       ->required();
   lineage->add_option("--field-id", lineage_field, "the column's field id");
   auto* log = add_tool("log", "the lake's snapshots, newest first");
+  bool tags_history = false;
+  auto* tags = add_tool("tags", "the lake's protected tags, oldest first");
+  tags->add_flag("--history", tags_history, "every tag ever made, removed ones too");
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -100,6 +103,7 @@ int main(int argc, char** argv) {
       return moraine::cli::RunLineage(tool_options, lineage_column, lineage_field, std::cout);
     }
     if (*log) return moraine::cli::RunLog(tool_options, std::cout);
+    if (*tags) return moraine::cli::RunTags(tool_options, tags_history, std::cout);
     if (*sql) {
       if (csv) sql_options.format = moraine::cli::OutputFormat::kCsv;
       if (json) sql_options.format = moraine::cli::OutputFormat::kJson;

@@ -12,6 +12,7 @@
 #include "tools/store_verifier.h"
 #include "tools/table_lookup.h"
 #include "tools/table_schema.h"
+#include "tools/tag_table.h"
 #include "tools/tool_store.h"
 
 namespace moraine::cli {
@@ -115,6 +116,12 @@ int RunLineage(const StoreToolOptions& options, const std::string& column,
 int RunLog(const StoreToolOptions& options, std::ostream& out) {
   auto store = tools::OpenStoreReadOnly(options.path);
   PrintToolTable(tools::SnapshotLog(*store->GetSnapshot()), options.format, out);
+  return 0;
+}
+
+int RunTags(const StoreToolOptions& options, bool history, std::ostream& out) {
+  auto store = tools::OpenStoreReadOnly(options.path);
+  PrintToolTable(tools::ProtectedTagTable(*store->GetSnapshot(), history), options.format, out);
   return 0;
 }
 

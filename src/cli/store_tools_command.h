@@ -1,4 +1,4 @@
-// The store tools on the command line: `moraine inspect|verify|schema|lineage|log
+// The store tools on the command line: `moraine inspect|verify|schema|lineage|log|tags
 // PATH ...`. Each opens the store read-only (safe beside a live writer), reads
 // one consistent snapshot and prints tables as `moraine sql` does.
 //
@@ -37,5 +37,7 @@ int RunSchema(const StoreToolOptions& options, const std::string& table, std::op
 int RunLineage(const StoreToolOptions& options, const std::string& column,
                std::optional<int64_t> field_id, std::ostream& out);
 int RunLog(const StoreToolOptions& options, std::ostream& out);
+// The protected tags; every tag ever made, ended ones too, with `history`.
+int RunTags(const StoreToolOptions& options, bool history, std::ostream& out);
 
 }  // namespace moraine::cli

@@ -2,6 +2,9 @@
 
 #include "commit/migrations/catalog_version_raise.h"
 #include "commit/migrations/store_format.h"
+#include "commit/tags/tag_book.h"
+#include "duckdb/common/vector_operations/binary_executor.hpp"
+#include "duckdb/function/scalar_function.hpp"
 #include "duckdb/function/table_function.hpp"
 #include "duckdb/main/attached_database.hpp"
 #include "duckdb/main/database_manager.hpp"
@@ -16,6 +19,7 @@
 #include "tools/store_census.h"
 #include "tools/store_verifier.h"
 #include "tools/table_schema.h"
+#include "tools/tag_table.h"
 
 namespace moraine::duckdb_shim {
 namespace {
@@ -126,6 +130,101 @@ void Raise(duckdb::ClientContext&, duckdb::TableFunctionInput& input, duckdb::Da
   SetRowCount(output, 1);
   output.data[0].SetValue(0, duckdb::Value(raise.from));
   output.data[1].SetValue(0, duckdb::Value(raise.to));
+}
+
+// --- Protected tags (commit/tags/tag_book.h). ---
+// moraine_tag and moraine_untag each commit one small batch of their own when
+// they execute (never at bind), outside the session's transaction, like the
+// catalog version raise: a tag is not undone by a ROLLBACK.
+
+struct TagMoveBindData : public duckdb::TableFunctionData {
+  std::shared_ptr<commit::CatalogCachingStore> store;
+  commit::tags::TagRequest request;
+};
+
+std::string RequiredText(const duckdb::Value& value, const char* function, const char* what) {
+  if (value.IsNull()) throw duckdb::InvalidInputException("%s needs %s, not NULL", function, what);
+  return value.GetValue<std::string>();
+}
+
+duckdb::unique_ptr<duckdb::FunctionData> BindTagMove(duckdb::ClientContext& context,
+                                                     duckdb::TableFunctionBindInput& input,
+                                                     duckdb::vector<duckdb::LogicalType>& types,
+                                                     duckdb::vector<EntryName>& names,
+                                                     const char* function) {
+  auto data = duckdb::make_uniq<TagMoveBindData>();
+  data->store = StoreOfLake(
+      context, RequiredText(input.inputs[0], function, "the name of an attached lake"), function);
+  data->request.name = RequiredText(input.inputs[1], function, "a tag name");
+  for (auto& [name, value] : input.named_parameters) {
+    if (value.IsNull()) continue;  // an absent parameter (DuckDB 2.0 passes its default)
+    if (name == "snapshot") data->request.snapshot_id = value.GetValue<int64_t>();
+    if (name == "author") data->request.author = value.GetValue<std::string>();
+  }
+  types = {duckdb::LogicalType::VARCHAR, duckdb::LogicalType::BIGINT};
+  names = {"name", "snapshot_id"};
+  return data;
+}
+
+duckdb::unique_ptr<duckdb::FunctionData> TagBind(duckdb::ClientContext& context,
+                                                 duckdb::TableFunctionBindInput& input,
+                                                 duckdb::vector<duckdb::LogicalType>& types,
+                                                 duckdb::vector<EntryName>& names) {
+  return BindTagMove(context, input, types, names, "moraine_tag");
+}
+
+duckdb::unique_ptr<duckdb::FunctionData> UntagBind(duckdb::ClientContext& context,
+                                                   duckdb::TableFunctionBindInput& input,
+                                                   duckdb::vector<duckdb::LogicalType>& types,
+                                                   duckdb::vector<EntryName>& names) {
+  return BindTagMove(context, input, types, names, "moraine_untag");
+}
+
+// Runs a tag move once, when the function executes, and returns its one row.
+template <class Move>
+void RunTagMove(duckdb::TableFunctionInput& input, duckdb::DataChunk& output, const Move& move) {
+  auto& state = input.global_state->Cast<RunOnceState>();
+  if (state.done) return;
+  state.done = true;
+  const auto& data = input.bind_data->Cast<TagMoveBindData>();
+  commit::tags::ProtectedTag tag;
+  try {
+    tag = move(data);
+  } catch (const store::Error& error) {
+    ThrowAsDuckDB(error);
+  }
+  SetRowCount(output, 1);
+  output.data[0].SetValue(0, duckdb::Value(tag.name));
+  output.data[1].SetValue(0, duckdb::Value::BIGINT(tag.snapshot_id));
+}
+
+void Tag(duckdb::ClientContext&, duckdb::TableFunctionInput& input, duckdb::DataChunk& output) {
+  RunTagMove(input, output, [](const TagMoveBindData& data) {
+    return commit::tags::CreateTag(data.store, data.request);
+  });
+}
+
+void Untag(duckdb::ClientContext&, duckdb::TableFunctionInput& input, duckdb::DataChunk& output) {
+  RunTagMove(input, output, [](const TagMoveBindData& data) {
+    return commit::tags::RemoveTag(data.store, data.request.name);
+  });
+}
+
+// moraine_tag_snapshot(lake, name): the snapshot a tag holds, read when the
+// expression is evaluated, so `AT (VERSION => moraine_tag_snapshot(...))`
+// folds it when the query is bound.
+void TagSnapshot(duckdb::DataChunk& args, duckdb::ExpressionState& state, duckdb::Vector& result) {
+  auto& context = state.GetContext();
+  duckdb::BinaryExecutor::Execute<duckdb::string_t, duckdb::string_t, int64_t>(
+      args.data[0], args.data[1], result, args.size(),
+      [&](duckdb::string_t lake, duckdb::string_t name) {
+        auto store = StoreOfLake(context, lake.GetString(), "moraine_tag_snapshot");
+        try {
+          return commit::tags::TaggedSnapshot(store, name.GetString());
+        } catch (const store::Error& error) {
+          ThrowAsDuckDB(error);
+        }
+      });
 }
 
 // --- The store tools (src/tools) as table functions on an attached lake. ---
@@ -242,6 +341,20 @@ duckdb::unique_ptr<duckdb::FunctionData> VerifyBind(duckdb::ClientContext& conte
                   });
 }
 
+duckdb::unique_ptr<duckdb::FunctionData> TagsBind(duckdb::ClientContext& context,
+                                                  duckdb::TableFunctionBindInput& input,
+                                                  duckdb::vector<duckdb::LogicalType>& types,
+                                                  duckdb::vector<EntryName>& names) {
+  bool history = false;
+  for (auto& [name, value] : input.named_parameters) {
+    if (name == "history" && !value.IsNull()) history = value.GetValue<bool>();
+  }
+  return BindTool(context, input, types, names, "moraine_tags",
+                  [&](const store::KvSnapshot& snapshot) {
+                    return tools::ProtectedTagTable(snapshot, history);
+                  });
+}
+
 duckdb::unique_ptr<duckdb::FunctionData> InspectBind(duckdb::ClientContext& context,
                                                      duckdb::TableFunctionBindInput& input,
                                                      duckdb::vector<duckdb::LogicalType>& types,
@@ -276,6 +389,20 @@ void RegisterSqlFunctions(duckdb::DatabaseInstance& database) {
       duckdb::TableFunction("moraine_verify", {text}, ScanTool, VerifyBind, InitToolScan));
   loader.RegisterFunction(
       duckdb::TableFunction("moraine_inspect", {text}, ScanTool, InspectBind, InitToolScan));
+
+  duckdb::TableFunction tag("moraine_tag", {text, text}, Tag, TagBind, InitRunOnce);
+  AddNamedParameter(tag, "snapshot", duckdb::Value(duckdb::LogicalType::BIGINT));
+  AddNamedParameter(tag, "author", duckdb::Value(duckdb::LogicalType::VARCHAR));
+  loader.RegisterFunction(tag);
+  loader.RegisterFunction(
+      duckdb::TableFunction("moraine_untag", {text, text}, Untag, UntagBind, InitRunOnce));
+  duckdb::TableFunction tags("moraine_tags", {text}, ScanTool, TagsBind, InitToolScan);
+  AddNamedParameter(tags, "history", duckdb::Value::BOOLEAN(false));
+  loader.RegisterFunction(tags);
+  duckdb::ScalarFunction tag_snapshot("moraine_tag_snapshot", {text, text},
+                                      duckdb::LogicalType::BIGINT, TagSnapshot);
+  tag_snapshot.SetStability(duckdb::FunctionStability::CONSISTENT_WITHIN_QUERY);
+  loader.RegisterFunction(tag_snapshot);
 }
 
 }  // namespace moraine::duckdb_shim

@@ -16,6 +16,11 @@ namespace moraine::duckdb_shim {
 // moraine_raise_catalog_version(<attached lake>, dry_run => BOOLEAN,
 // confirm => BOOLEAN) -> (from_version, to_version): raises the DuckLake
 // catalog version a store serves (see commit/migrations/catalog_version_raise.h).
+// Protected tags (commit/tags/tag_book.h), each move one commit of its own:
+//   moraine_tag(<lake>, <name>, snapshot => BIGINT, author => VARCHAR) and
+//   moraine_untag(<lake>, <name>) -> (name, snapshot_id);
+//   moraine_tags(<lake>, history => BOOLEAN) (tools/tag_table.h);
+//   moraine_tag_snapshot(<lake>, <name>) -> BIGINT, a scalar.
 // The store tools (src/tools) on an attached lake, read-only:
 //   moraine_column_lineage(<lake>, <table>, <column or dotted nested path>)
 //   moraine_schema(<lake>, <table>, at => BIGINT), moraine_log(<lake>),

@@ -140,4 +140,15 @@
   M(DuckLakeCatalogInfo, views)                       \
   M(DuckLakeCatalogInfo, macros)                      \
   M(DuckLakeCatalogInfo, partitions)                  \
-  M(DuckLakeCatalogInfo, sorts)
+  M(DuckLakeCatalogInfo, sorts)                       \
+  S(SnapshotChangeInfo)                               \
+  M(SnapshotChangeInfo, changes_made)                 \
+  S(DuckLakeSnapshotInfo)                             \
+  M(DuckLakeSnapshotInfo, id)                         \
+  M(DuckLakeSnapshotInfo, time)                       \
+  M(DuckLakeSnapshotInfo, schema_version)             \
+  M(DuckLakeSnapshotInfo, next_file_id)               \
+  M(DuckLakeSnapshotInfo, change_info)                \
+  M(DuckLakeSnapshotInfo, author)                     \
+  M(DuckLakeSnapshotInfo, commit_message)             \
+  M(DuckLakeSnapshotInfo, commit_extra_info)

@@ -48,6 +48,9 @@ constexpr MethodNames kMethods[kManagerMethodCount] = {
      "_ZN6duckdb23DuckLakeMetadataManager15ReadInlinedDataENS_16DuckLakeSnapshotERKNSt7__"
      "cxx1112basic_"
      "stringIcSt11char_traitsIcESaIcEEERKNS_6vectorIS7_Lb1ESaIS7_EEE"},
+    {"GetAllSnapshots",
+     "_ZN6duckdb23DuckLakeMetadataManager15GetAllSnapshotsERKNSt7__cxx1112basic_"
+     "stringIcSt11char_traitsIcESaIcEEE"},
 };
 
 }  // namespace

@@ -35,6 +35,8 @@
 #include <cstdint>
 #include <string>
 
+#include "duckdb/common/types/timestamp.hpp"
+#include "duckdb/common/types/value.hpp"
 #include "duckdb/common/vector.hpp"
 
 namespace moraine::ducklake_adapter::ducklake_abi {
@@ -93,6 +95,23 @@ struct DuckLakeRetryConfig {
 };
 static_assert(sizeof(DuckLakeRetryConfig) == 24);
 
+// duckdb::SnapshotChangeInfo and duckdb::DuckLakeSnapshotInfo: a row of
+// ducklake_snapshot joined with its ducklake_snapshot_changes row, as
+// GetAllSnapshots returns them (moraine passes them through untouched).
+struct SnapshotChangeInfo {
+  std::string changes_made;
+};
+struct DuckLakeSnapshotInfo {
+  uint64_t id;
+  duckdb::timestamp_tz_t time;
+  uint64_t schema_version;
+  uint64_t next_file_id;
+  SnapshotChangeInfo change_info;
+  duckdb::Value author;
+  duckdb::Value commit_message;
+  duckdb::Value commit_extra_info;
+};
+
 // The vtable: two words (offset-to-top, typeinfo), then the slots, whose
 // names and number are the loaded build's (ducklake_adapter/abi/, generated
 // from DuckLake's headers; DuckLakeModule finds which build is loaded).
@@ -129,6 +148,8 @@ enum class ManagerMethod : size_t {
   kGetNextColumnId,              // idx_t GetNextColumnId(TableIndex)
   kReadInlinedData,              // unique_ptr<QueryResult> ReadInlinedData(DuckLakeSnapshot,
                                  //   const string &table, const vector<string> &columns)
+  kGetAllSnapshots,              // vector<DuckLakeSnapshotInfo> GetAllSnapshots(const string
+                                 //   &filter): the expiry's choice, and snapshots()
   kCount
 };
 inline constexpr size_t kManagerMethodCount = static_cast<size_t>(ManagerMethod::kCount);

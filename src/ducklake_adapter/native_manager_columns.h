@@ -36,6 +36,7 @@
   COUNTER(native_row_counts, "net data-file and inlined row counts DuckLake reads for count(*)") \
   COUNTER(native_attach_reads, "DuckLake's probe and settings load at ATTACH")                   \
   COUNTER(native_inlined_reads, "scans of a table's inlined rows (ReadInlinedData)")             \
+  COUNTER(native_expiries_narrowed, "expiries by time told to pass over tagged snapshots")        \
   TEXT(ducklake_build, "the known DuckLake build loaded: <commit> for DuckDB <release>")         \
   TEXT(kept_methods, "the manager methods the build lacks, whose answers stay DuckLake's")       \
   TEXT(in_catalog_retry_reason, "why in_catalog_retry is off")                                   \

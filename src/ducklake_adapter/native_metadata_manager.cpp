@@ -1,5 +1,6 @@
 #include "ducklake_adapter/native_metadata_manager.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -32,6 +33,7 @@
 #include "ducklake_adapter/ducklake_catalog_abi.h"
 #include "ducklake_adapter/ducklake_manager_abi.h"
 #include "ducklake_adapter/ducklake_module.h"
+#include "ducklake_adapter/expiry_filter.h"
 #include "ducklake_adapter/inlined_data_result.h"
 #include "ducklake_adapter/latest_inlined_table_result.h"
 #include "ducklake_adapter/manager_vtable_patch.h"
@@ -96,6 +98,7 @@ class ManagerSlots {
   duckdb::vector<abi::DuckLakeGlobalStatsInfo> GetGlobalTableStats(abi::DuckLakeSnapshot snapshot,
                                                                    abi::TableIndex table_id);
   uint64_t GetNextColumnId(abi::TableIndex table_id);
+  duckdb::vector<abi::DuckLakeSnapshotInfo> GetAllSnapshots(const std::string& filter);
   duckdb::unique_ptr<duckdb::QueryResult> ReadInlinedData(
       abi::DuckLakeSnapshot snapshot, const std::string& table,
       const duckdb::vector<std::string>& columns);
@@ -630,6 +633,41 @@ uint64_t ManagerSlots::GetNextColumnId(abi::TableIndex table_id) {
   return static_cast<uint64_t>(*max) + 1;
 }
 
+// An expiry never chooses a tagged snapshot (expiry_filter.h): one that names
+// one in `versions` is refused here, at bind, with nothing expired; one by
+// time passes over them. The catalog refuses to delete a tagged snapshot's
+// row on every path (RowTransaction::Delete); this makes the expiry by time
+// (CHECKPOINT's among them) succeed around the tags instead of failing.
+duckdb::vector<abi::DuckLakeSnapshotInfo> ManagerSlots::GetAllSnapshots(const std::string& filter) {
+  auto original = [&](const std::string& text) {
+    return CallOriginal<&ManagerSlots::GetAllSnapshots>(this, abi::ManagerMethod::kGetAllSnapshots,
+                                                        text);
+  };
+  const ExpiryFilter expiry = ReadExpiryFilter(filter);
+  auto metadata = MetadataConnectionOf(this);
+  if (expiry.kind == ExpiryFilter::Kind::kOther || !metadata.catalog) return original(filter);
+  const auto tags = MoraineTransaction::Get(metadata.context, *metadata.catalog)
+                        .WithRows(metadata.where, false, [](commit::RowTransaction& rows) {
+                          return rows.ProtectedTags();
+                        });
+  std::vector<int64_t> tagged;
+  for (const auto& tag : tags) {
+    if (tag.ended()) continue;
+    if (expiry.kind == ExpiryFilter::Kind::kVersions &&
+        std::find(expiry.versions.begin(), expiry.versions.end(), tag.snapshot_id) !=
+            expiry.versions.end()) {
+      throw duckdb::InvalidInputException(
+          "ducklake_expire_snapshots: snapshot %lld is protected by the tag '%s'; nothing was "
+          "expired. Leave it out of versions, or remove the tag with moraine_untag first",
+          static_cast<long long>(tag.snapshot_id), tag.name);
+    }
+    tagged.push_back(tag.snapshot_id);
+  }
+  if (expiry.kind == ExpiryFilter::Kind::kVersions) return original(filter);
+  TheRegistration().native_expiries_narrowed.fetch_add(1, std::memory_order_relaxed);
+  return original(ExcludingSnapshots(filter, tagged));
+}
+
 // Whether a read at `snapshot` reads the head of a transaction that wrote
 // nothing (`wrote`, asked before WithRows, which holds the transaction's
 // lock): the live rows are then the unended ones, which sit in `current`.
@@ -961,6 +999,7 @@ void NativeMetadataManager::EnsureRegistered() {
   vtable.Replace(M::kGetInlinedDeletionTableName,
                  AddressOf(&ManagerSlots::GetInlinedDeletionTableName));
   vtable.Replace(M::kReadInlinedData, AddressOf(&ManagerSlots::ReadInlinedData));
+  vtable.Replace(M::kGetAllSnapshots, AddressOf(&ManagerSlots::GetAllSnapshots));
   registration.get_data_path = registration.module->Symbol(abi::kGetDataPathSymbol);
   registration.get_path_separator = registration.module->Symbol(abi::kGetPathSeparatorSymbol);
   registration.parse_quoted_list = registration.module->Symbol(abi::kParseQuotedListSymbol);

@@ -17,6 +17,7 @@
 #include "catalog/row_mapping.h"
 #include "commit/lake/store_records.h"
 #include "commit/rows/inlined_row_batch.h"
+#include "commit/tags/protected_tag.h"
 #include "store/error.h"
 #include "store/key.h"
 #include "store/record_types.h"
@@ -125,6 +126,7 @@ class Verifier {
     CheckIds();
     CheckInlined();
     CheckFormatAndCatalogVersion();
+    CheckProtectedTags();
     return std::move(report_);
   }
 
@@ -179,6 +181,15 @@ class Verifier {
       case Kind::kMigration:
         Report("format", key.ToString(), "a store-format migration was left unfinished");
         break;
+      case Kind::kProtectedTag: {
+        const auto& tag = static_cast<const store::v1::ProtectedTagRecord&>(*record);
+        if (tag.tag_id() != c[0]) {
+          Report("key-record", key.ToString(),
+                 "the tag record names tag id " + std::to_string(tag.tag_id()));
+        }
+        tags_.emplace_back(key.ToString(), tag);
+        break;
+      }
       case Kind::kSnapshot:
         snapshots_[static_cast<int64_t>(c[0])] =
             static_cast<const catalog::SnapshotRecord&>(*record);
@@ -549,21 +560,35 @@ class Verifier {
     return std::nullopt;
   }
 
-  // `target` must be live wherever `version` is, or with `at_begin_only`, at
-  // the first snapshot the store holds that sees `version`.
+  // `target` must be live wherever `version` is, or with `at_begin_only`,
+  // when `version` began (by the recorded lifetimes: that snapshot may be
+  // expired while an older one, kept by a protected tag, still reads the
+  // target), if any snapshot the store holds sees `version`.
   void CheckReference(const Version& version, const Identity& target, const char* what,
                       bool at_begin_only = false) {
-    std::optional<int64_t> end = version.end;
     if (at_begin_only) {
-      auto first = FirstSnapshotIn(version.begin, version.end);
-      if (!first) return;
-      end = *first + 1;
+      if (!FirstSnapshotIn(version.begin, version.end) || LiveAt(target, version.begin)) return;
+      Report("dangling-reference", version.key,
+             std::string("references ") + what + " " + IdentityText(target) +
+                 ", which was not live when it began at snapshot " + std::to_string(version.begin));
+      return;
     }
-    if (auto at = FirstUncovered(target, version.begin, end)) {
+    if (auto at = FirstUncovered(target, version.begin, version.end)) {
       Report("dangling-reference", version.key,
              std::string("references ") + what + " " + IdentityText(target) +
                  ", which is not live at snapshot " + std::to_string(*at));
     }
+  }
+
+  // Whether a version of `target` the store holds began by `snapshot` and had
+  // not ended then.
+  bool LiveAt(const Identity& target, int64_t snapshot) const {
+    auto found = lifetimes_.find(target);
+    if (found == lifetimes_.end()) return false;
+    for (const Version* version : found->second) {
+      if (version->begin <= snapshot && (!version->end || snapshot < *version->end)) return true;
+    }
+    return false;
   }
 
   void CheckReferences() {
@@ -588,7 +613,7 @@ class Verifier {
         case Kind::kDeleteFile:
           // DuckLake ends a data file whose rows are all deleted (an UPDATE
           // of all of them, say) but leaves its delete file live: the data
-          // file need only be live when the delete file begins.
+          // file need only be live when the delete file began.
           if (auto file = IntField(record, "data_file_id")) {
             CheckReference(*version, {Kind::kDataFile, {uint64_t(*table), uint64_t(*file)}},
                            "data file", /*at_begin_only=*/true);
@@ -721,6 +746,27 @@ class Verifier {
     if (!problem.empty()) Report("inlined-batch", key.ToString(), "the batch " + problem);
   }
 
+  // An unended tag protects a snapshot the store holds, and holds a name no
+  // other unended tag holds.
+  void CheckProtectedTags() {
+    std::map<std::string, std::string> holders;  // name -> key of its unended tag
+    for (const auto& [key, tag] : tags_) {
+      if (tag.has_removed_micros()) continue;
+      if (auto reason = commit::tags::InvalidTagNameReason(tag.name())) {
+        Report("tag-name", key, *reason);
+      }
+      if (!SnapshotExists(tag.snapshot_id())) {
+        Report("tag-snapshot", key,
+               "the tag '" + tag.name() + "' protects snapshot " +
+                   std::to_string(tag.snapshot_id()) + ", which the store does not hold");
+      }
+      auto [holder, fresh] = holders.emplace(tag.name(), key);
+      if (!fresh) {
+        Report("tag-name", key, "the tag '" + tag.name() + "' is also held by " + holder->second);
+      }
+    }
+  }
+
   void CheckFormatAndCatalogVersion() {
     const std::string format_key = Key::Current(Kind::kFormat, {}).ToString();
     if (!format_) {
@@ -761,6 +807,7 @@ class Verifier {
 
   std::optional<catalog::HeadRecord> head_;
   std::optional<store::v1::FormatRecord> format_;
+  std::vector<std::pair<std::string, store::v1::ProtectedTagRecord>> tags_;  // by key
   std::optional<catalog::OptionRecord> global_options_;
   std::map<int64_t, catalog::SnapshotRecord> snapshots_;
   std::vector<std::unique_ptr<Version>> versions_;

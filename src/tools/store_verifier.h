@@ -24,7 +24,9 @@
 //     next_file_id, a table's next_column_id);
 //   - inlined tables are registered (shape <-> ducklake_inlined_data_tables),
 //     inlined rows belong to a created table;
-//   - the store format and catalog version records are present and agree.
+//   - the store format and catalog version records are present and agree;
+//   - protected tags: each unended tag protects a snapshot the store holds,
+//     and holds a name no other unended tag holds.
 // Read-only; the caller passes a snapshot of a store opened read-only.
 //
 // Thread-safety: plain data; VerifyStore reads only `snapshot` (whose reads may

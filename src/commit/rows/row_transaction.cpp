@@ -286,6 +286,7 @@ class StoreRowTransaction final : public RowTransaction {
     RowTarget& target = RequireTarget(table, handle);
     RowStorage& storage = StorageOf(table);
     RequireUnreservedOption(table, target.row);
+    RequireUntagged(table, target.row);
     storage.Remove(target);
     Logged(RowWrite::Kind::kDelete, table, &target.row, nullptr);
     target.removed = true;
@@ -538,7 +539,45 @@ class StoreRowTransaction final : public RowTransaction {
     replayable_ = false;
   }
 
+  std::vector<tags::ProtectedTag> ProtectedTags() override {
+    std::vector<tags::ProtectedTag> found;
+    view_.Scan(tags::ProtectedTagRange(), [&](std::string_view, std::string_view value) {
+      found.push_back(tags::DecodeProtectedTag(value));
+    });
+    return found;
+  }
+
+  void StageProtectedTag(const tags::ProtectedTag& tag) override {
+    RequireOpen();
+    if (!FixedTablesExist()) {
+      throw store::InvalidArgumentError(
+          "the store holds no DuckLake catalog yet, so it has no snapshot to tag");
+    }
+    view_.Put(tags::ProtectedTagKey(tag.tag_id), tags::EncodeProtectedTag(tag));
+    tagged_snapshots_.reset();
+    replayable_ = false;
+  }
+
  private:
+  // The snapshot rows of tagged snapshots are never deleted (see Delete).
+  void RequireUntagged(std::string_view table, const Row& row) {
+    if (table != "ducklake_snapshot") return;
+    const auto snapshot = IntCellNamed(table, row, "snapshot_id", shape_);
+    if (!snapshot) return;
+    if (!tagged_snapshots_) {
+      tagged_snapshots_.emplace();
+      for (auto& tag : ProtectedTags()) {
+        if (!tag.ended()) tagged_snapshots_->emplace(tag.snapshot_id, std::move(tag.name));
+      }
+    }
+    const auto tagged = tagged_snapshots_->find(*snapshot);
+    if (tagged == tagged_snapshots_->end()) return;
+    throw store::ConstraintError("snapshot " + std::to_string(*snapshot) +
+                                 " is protected by the tag '" + tagged->second +
+                                 "' and cannot be expired; nothing was expired. Remove the tag "
+                                 "with moraine_untag first if it is no longer needed");
+  }
+
   // Hands the row a scan found to `visit`, with a handle if the scan asked for them.
   void Emit(std::string_view table, std::string_view key, Row row, uint64_t ordinal, bool handles,
             const std::function<void(RowHandle, const Row&)>& visit) {
@@ -644,6 +683,9 @@ class StoreRowTransaction final : public RowTransaction {
   std::vector<RowTarget> targets_;       // indexed by RowHandle
   std::map<std::string, std::unique_ptr<RowStorage>, std::less<>> storages_;  // by table name
   std::optional<std::string> schema_name_;                                    // cached SchemaName()
+  // Snapshot id -> name of an unended tag holding it, read at the first
+  // snapshot row deleted and dropped when a tag is staged.
+  std::optional<std::multimap<int64_t, std::string>> tagged_snapshots_;
   bool finished_ = false;
   bool rebase_allowed_ = false;
   bool turn_held_by_caller_ = false;  // CommitTurnHeldByCaller

@@ -34,6 +34,7 @@
 #include "catalog/row.h"
 #include "commit/lake/commit_store.h"
 #include "commit/rows/inlined_row_batch.h"
+#include "commit/tags/protected_tag.h"
 #include "store/kv_store.h"
 
 namespace moraine::commit {
@@ -174,6 +175,9 @@ class RowTransaction {
   virtual void Update(std::string_view table, RowHandle handle, const Row& row) = 0;
   // The row `handle` names, as this transaction sees it now.
   virtual Row GetRow(RowHandle handle) = 0;
+  // Throws store::ConstraintError, naming the tag, for the ducklake_snapshot
+  // row of a snapshot an unended protected tag holds: no DuckLake path
+  // (expiry, with the native manager or without) deletes a tagged snapshot.
   virtual void Delete(std::string_view table, RowHandle handle) = 0;
 
   // The newest snapshot this transaction sees, staged rows included: the row
@@ -234,6 +238,16 @@ class RowTransaction {
   // version raise its only caller. Throws store::InvalidArgumentError for a
   // store that holds no catalog yet.
   virtual void RecordCatalogVersion(std::string_view label) = 0;
+
+  // --- Protected tags (commit/tags/protected_tag.h) ---
+  // Every tag this transaction sees, ended ones and staged ones included, in
+  // tag id order. Throws store::CorruptionError for a damaged tag record.
+  virtual std::vector<tags::ProtectedTag> ProtectedTags() = 0;
+  // Stages `tag` under its id: a new tag, or an existing one ended. It lands
+  // with Commit like any write, so it conflicts with every commit that landed
+  // since this transaction began (an expiry among them). Throws
+  // store::InvalidArgumentError for a store that holds no catalog yet.
+  virtual void StageProtectedTag(const tags::ProtectedTag& tag) = 0;
 
   // Lands every staged write as one batch. Throws store::ConflictError (the
   // message contains "conflict") if another commit moved the head since this
