@@ -82,6 +82,9 @@ class ExtensionOnlyRelease : public ::testing::Test {
         "SELECT count(*) AS snapshots FROM moraine_log('c');\n"
         "SELECT count(*) AS columns_at_2 FROM moraine_schema('c', 't', at => 2);\n"
         "SELECT count(*) AS columns_now FROM moraine_schema('c', 't');\n"
+        "CALL moraine_tag('c', 'kept', snapshot => 2, author => 'ecosystem');\n"
+        "SELECT name, snapshot_id, author FROM moraine_tags('c');\n"
+        "SELECT moraine_tag_snapshot('c', 'kept') AS tagged;\n"
         "CREATE SECRET lake_etcd (TYPE moraine_etcd, ENDPOINTS '127.0.0.1:2379', "
         "USER 'writer', PASSWORD 'hidden-pw');\n"
         "SELECT name, type, provider, secret_string LIKE '%hidden-pw%' AS shown, "
@@ -121,6 +124,9 @@ TEST_F(ExtensionOnlyRelease, ALakeDuckLakeWroteReadsAndCommitsAsIn155) {
             std::string::npos)
       << release.output;
   EXPECT_NE(release.output.find("violations\n0\n"), std::string::npos) << release.output;
+  EXPECT_NE(release.output.find("name,snapshot_id,author\nkept,2,ecosystem\ntagged\n2\n"),
+            std::string::npos)
+      << release.output;
   EXPECT_NE(release.output.find("\nlake_etcd,moraine_etcd,config,False,True\n"), std::string::npos)
       << release.output;
 
@@ -128,13 +134,17 @@ TEST_F(ExtensionOnlyRelease, ALakeDuckLakeWroteReadsAndCommitsAsIn155) {
   auto reader = DuckLake(in_release,
                          "SELECT a, b FROM lake.t ORDER BY a;\n"
                          "SELECT snapshot_id, author FROM lake.snapshots() ORDER BY ALL;\n"
-                         "SELECT count(*) AS violations FROM moraine_verify('lake');\n",
+                         "SELECT count(*) AS violations FROM moraine_verify('lake');\n"
+                         "CALL ducklake_expire_snapshots('lake', older_than => now());\n"
+                         "SELECT snapshot_id AS kept FROM lake.snapshots() ORDER BY ALL;\n",
                          "reader");
   ASSERT_EQ(reader.exit_code, 0) << reader.output;
   EXPECT_NE(reader.output.find("a,b\n1,one\n2,NULL\n3,three\n4,four\n5,five\n"), std::string::npos)
       << reader.output;
   EXPECT_NE(reader.output.find("\n3,ecosystem\n"), std::string::npos) << reader.output;
   EXPECT_NE(reader.output.find("violations\n0\n"), std::string::npos) << reader.output;
+  // The tag the release made holds snapshot 2 through DuckLake's expiry.
+  EXPECT_NE(reader.output.find("kept\n2\n3\n"), std::string::npos) << reader.output;
 }
 
 TEST_F(ExtensionOnlyRelease, TheStockPackageIsThePinnedRelease) {

@@ -151,6 +151,33 @@ TEST_F(StockDuckDBSession, TheNativeMetadataManagerAnswersInEveryStockFrontEnd) 
   }
 }
 
+// A protected tag in each stock front end: made, kept through DuckLake's
+// expiry by time and its cleanup, read back at the tag.
+TEST_F(StockDuckDBSession, AProtectedTagOutlivesExpiryAndCleanupInEveryStockFrontEnd) {
+  for (FrontEnd front_end : {FrontEnd::kCli, FrontEnd::kPython, FrontEnd::kNode}) {
+    const std::string name = std::string("tags-") + Name(front_end);
+    const std::string lake = dir_.path(name);
+    const std::string script =
+        test::Prelude(dir_.path("extensions-" + name), MoraineFrom::kRepository,
+                      MORAINE_EXTENSION_REPOSITORY) +
+        "ATTACH 'ducklake:moraine:" + lake + "/lake.moraine' AS lake (DATA_PATH '" + lake +
+        "/files/', DATA_INLINING_ROW_LIMIT 0);\n"
+        "CREATE TABLE lake.t(a INTEGER);\n"
+        "INSERT INTO lake.t VALUES (1);\n"
+        "CALL moraine_tag('lake', 'first');\n"
+        "DELETE FROM lake.t;\n"
+        "INSERT INTO lake.t VALUES (2);\n"
+        "CALL ducklake_expire_snapshots('lake', older_than => now());\n"
+        "CALL ducklake_cleanup_old_files('lake', cleanup_all => true);\n"
+        "SELECT a AS at_tag FROM lake.t AT (VERSION => moraine_tag_snapshot('lake', 'first'));\n"
+        "SELECT count(*) AS snapshots FROM lake.snapshots();\n";
+    const auto result = test::RunStock(front_end, script, dir_.path(name + ".sql"));
+    EXPECT_EQ(result.exit_code, 0) << name << ":\n" << result.output;
+    EXPECT_NE(result.output.find("at_tag\n1\nsnapshots\n2\n"), std::string::npos) << name << ":\n"
+                                                                                  << result.output;
+  }
+}
+
 // A commit that lost its race to a commit on another table is moved onto the
 // new head in the store (commit/rows/snapshot_rebase.h) in the stock Python
 // package, with DuckLake's own binary of this release: the lake then holds at
