@@ -5,6 +5,7 @@
 #include <iostream>
 #include <optional>
 
+#include "cli/backup_command.h"
 #include "cli/migrate_command.h"
 #include "cli/repair_command.h"
 #include "cli/sql_command.h"
@@ -89,11 +90,33 @@ int main(int argc, char** argv) {
   auto* tags = add_tool("tags", "the lake's protected tags, oldest first");
   tags->add_flag("--history", tags_history, "every tag ever made, removed ones too");
 
+  std::string backup_store, backup_repository;
+  auto* backup = app.add_subcommand(
+      "backup", "copy a store at one snapshot into a backup repository, beside live writers");
+  backup->add_option("STORE", backup_store, "the store directory")->required();
+  backup
+      ->add_option("REPOSITORY", backup_repository,
+                   "the backup repository (created if absent; a later backup there copies "
+                   "only what changed)")
+      ->required();
+  std::string restore_repository, restore_destination;
+  std::optional<uint64_t> restore_id;
+  auto* restore = app.add_subcommand("restore", "make a new store from a backup");
+  restore->add_option("REPOSITORY", restore_repository, "the backup repository")->required();
+  restore->add_option("DEST", restore_destination, "the new store directory (must not exist)")
+      ->required();
+  restore->add_option("--id", restore_id, "the backup (default: the newest)");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (*tour) return moraine::cli::RunTour(tour_dir);
     if (*migrate) return moraine::cli::RunMigrate(migrate_path, std::cout);
     if (*repair) return moraine::cli::RunRepair(repair_path, std::cout);
+    if (*backup) return moraine::cli::RunBackup(backup_store, backup_repository, std::cout);
+    if (*restore) {
+      return moraine::cli::RunRestore(restore_repository, restore_id, restore_destination,
+                                      std::cout);
+    }
     if (tool_csv) tool_options.format = moraine::cli::OutputFormat::kCsv;
     if (tool_json) tool_options.format = moraine::cli::OutputFormat::kJson;
     if (*inspect) return moraine::cli::RunInspect(tool_options, std::cout);

@@ -16,6 +16,7 @@
 #include "store/error.h"
 #include "tools/column_lineage.h"
 #include "tools/snapshot_log.h"
+#include "tools/store_backup.h"
 #include "tools/store_census.h"
 #include "tools/store_verifier.h"
 #include "tools/table_schema.h"
@@ -227,6 +228,99 @@ void TagSnapshot(duckdb::DataChunk& args, duckdb::ExpressionState& state, duckdb
       });
 }
 
+// --- Backups (tools/store_backup.h). ---
+// moraine_backup copies the lake's store into a backup repository when it
+// executes, holding the backup (a protected tag) until
+// moraine_release_backup ends the hold.
+
+struct BackupBindData : public duckdb::TableFunctionData {
+  std::shared_ptr<commit::CatalogCachingStore> store;
+  std::string repository;
+  std::optional<uint64_t> id;
+};
+
+duckdb::unique_ptr<duckdb::FunctionData> BindBackupMove(duckdb::ClientContext& context,
+                                                        duckdb::TableFunctionBindInput& input,
+                                                        const char* function) {
+  auto data = duckdb::make_uniq<BackupBindData>();
+  data->store = StoreOfLake(
+      context, RequiredText(input.inputs[0], function, "the name of an attached lake"), function);
+  data->repository = RequiredText(input.inputs[1], function, "a backup repository path");
+  for (auto& [name, value] : input.named_parameters) {
+    if (name == "id" && !value.IsNull()) data->id = value.GetValue<uint64_t>();
+  }
+  return data;
+}
+
+duckdb::unique_ptr<duckdb::FunctionData> BackupBind(duckdb::ClientContext& context,
+                                                    duckdb::TableFunctionBindInput& input,
+                                                    duckdb::vector<duckdb::LogicalType>& types,
+                                                    duckdb::vector<EntryName>& names) {
+  types = {duckdb::LogicalType::BIGINT, duckdb::LogicalType::BIGINT, duckdb::LogicalType::BIGINT,
+           duckdb::LogicalType::BIGINT, duckdb::LogicalType::BIGINT, duckdb::LogicalType::VARCHAR};
+  names = {"backup_id", "snapshot_id", "keys", "bytes", "bytes_copied", "hold"};
+  return BindBackupMove(context, input, "moraine_backup");
+}
+
+void Backup(duckdb::ClientContext&, duckdb::TableFunctionInput& input, duckdb::DataChunk& output) {
+  auto& state = input.global_state->Cast<RunOnceState>();
+  if (state.done) return;
+  state.done = true;
+  const auto& data = input.bind_data->Cast<BackupBindData>();
+  tools::BackupReport report;
+  try {
+    report = tools::BackupLake(data.store, data.repository);
+  } catch (const store::Error& error) {
+    ThrowAsDuckDB(error);
+  }
+  SetRowCount(output, 1);
+  const auto& manifest = report.manifest;
+  output.data[0].SetValue(0, duckdb::Value::BIGINT(static_cast<int64_t>(manifest.id)));
+  output.data[1].SetValue(0, duckdb::Value::BIGINT(manifest.head_snapshot));
+  output.data[2].SetValue(0, duckdb::Value::BIGINT(static_cast<int64_t>(manifest.keys)));
+  output.data[3].SetValue(0, duckdb::Value::BIGINT(static_cast<int64_t>(manifest.bytes)));
+  output.data[4].SetValue(0, duckdb::Value::BIGINT(static_cast<int64_t>(report.bytes_copied)));
+  output.data[5].SetValue(0, duckdb::Value(report.hold));
+}
+
+duckdb::unique_ptr<duckdb::FunctionData> ReleaseBind(duckdb::ClientContext& context,
+                                                     duckdb::TableFunctionBindInput& input,
+                                                     duckdb::vector<duckdb::LogicalType>& types,
+                                                     duckdb::vector<EntryName>& names) {
+  types = {duckdb::LogicalType::VARCHAR};
+  names = {"released"};
+  return BindBackupMove(context, input, "moraine_release_backup");
+}
+
+struct ReleaseState : public duckdb::GlobalTableFunctionState {
+  bool done = false;
+  std::vector<std::string> released;
+  size_t next = 0;
+};
+
+duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitRelease(duckdb::ClientContext&,
+                                                                 duckdb::TableFunctionInitInput&) {
+  return duckdb::make_uniq<ReleaseState>();
+}
+
+void Release(duckdb::ClientContext&, duckdb::TableFunctionInput& input, duckdb::DataChunk& output) {
+  auto& state = input.global_state->Cast<ReleaseState>();
+  if (!state.done) {
+    state.done = true;
+    const auto& data = input.bind_data->Cast<BackupBindData>();
+    try {
+      state.released = tools::ReleaseBackup(data.store, data.repository, data.id);
+    } catch (const store::Error& error) {
+      ThrowAsDuckDB(error);
+    }
+  }
+  duckdb::idx_t count = 0;
+  for (; state.next < state.released.size() && count < STANDARD_VECTOR_SIZE; ++state.next) {
+    output.data[0].SetValue(count++, duckdb::Value(state.released[state.next]));
+  }
+  SetRowCount(output, count);
+}
+
 // --- The store tools (src/tools) as table functions on an attached lake. ---
 // Each reads one consistent snapshot of the lake's store when it is bound and
 // serves the tool's table; they read only, so binding early changes nothing.
@@ -399,6 +493,12 @@ void RegisterSqlFunctions(duckdb::DatabaseInstance& database) {
   duckdb::TableFunction tags("moraine_tags", {text}, ScanTool, TagsBind, InitToolScan);
   AddNamedParameter(tags, "history", duckdb::Value::BOOLEAN(false));
   loader.RegisterFunction(tags);
+  loader.RegisterFunction(
+      duckdb::TableFunction("moraine_backup", {text, text}, Backup, BackupBind, InitRunOnce));
+  duckdb::TableFunction release("moraine_release_backup", {text, text}, Release, ReleaseBind,
+                                InitRelease);
+  AddNamedParameter(release, "id", duckdb::Value(duckdb::LogicalType::BIGINT));
+  loader.RegisterFunction(release);
   duckdb::ScalarFunction tag_snapshot("moraine_tag_snapshot", {text, text},
                                       duckdb::LogicalType::BIGINT, TagSnapshot);
   tag_snapshot.SetStability(duckdb::FunctionStability::CONSISTENT_WITHIN_QUERY);

@@ -21,6 +21,9 @@ namespace moraine::duckdb_shim {
 //   moraine_untag(<lake>, <name>) -> (name, snapshot_id);
 //   moraine_tags(<lake>, history => BOOLEAN) (tools/tag_table.h);
 //   moraine_tag_snapshot(<lake>, <name>) -> BIGINT, a scalar.
+// Backups (tools/store_backup.h): moraine_backup(<lake>, <repository>) ->
+// (backup_id, snapshot_id, keys, bytes, bytes_copied, hold), held until
+// moraine_release_backup(<lake>, <repository>, id => BIGINT) -> (released).
 // The store tools (src/tools) on an attached lake, read-only:
 //   moraine_column_lineage(<lake>, <table>, <column or dotted nested path>)
 //   moraine_schema(<lake>, <table>, at => BIGINT), moraine_log(<lake>),

@@ -151,4 +151,10 @@
   M(DuckLakeSnapshotInfo, change_info)                \
   M(DuckLakeSnapshotInfo, author)                     \
   M(DuckLakeSnapshotInfo, commit_message)             \
-  M(DuckLakeSnapshotInfo, commit_extra_info)
+  M(DuckLakeSnapshotInfo, commit_extra_info)          \
+  S(DataFileIndex)                                    \
+  M(DataFileIndex, index)                             \
+  S(DuckLakeFileForCleanup)                           \
+  M(DuckLakeFileForCleanup, id)                       \
+  M(DuckLakeFileForCleanup, path)                     \
+  M(DuckLakeFileForCleanup, time)

@@ -51,6 +51,9 @@ constexpr MethodNames kMethods[kManagerMethodCount] = {
     {"GetAllSnapshots",
      "_ZN6duckdb23DuckLakeMetadataManager15GetAllSnapshotsERKNSt7__cxx1112basic_"
      "stringIcSt11char_traitsIcESaIcEEE"},
+    {"GetOldFilesForCleanup",
+     "_ZN6duckdb23DuckLakeMetadataManager21GetOldFilesForCleanupERKNSt7__cxx1112basic_"
+     "stringIcSt11char_traitsIcESaIcEEE"},
 };
 
 }  // namespace

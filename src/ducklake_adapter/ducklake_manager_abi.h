@@ -112,6 +112,18 @@ struct DuckLakeSnapshotInfo {
   duckdb::Value commit_extra_info;
 };
 
+// duckdb::DataFileIndex and duckdb::DuckLakeFileForCleanup: a file the
+// cleanup functions may delete, as GetOldFilesForCleanup returns them
+// (passed through untouched).
+struct DataFileIndex {
+  uint64_t index;
+};
+struct DuckLakeFileForCleanup {
+  DataFileIndex id;
+  std::string path;
+  duckdb::timestamp_tz_t time;
+};
+
 // The vtable: two words (offset-to-top, typeinfo), then the slots, whose
 // names and number are the loaded build's (ducklake_adapter/abi/, generated
 // from DuckLake's headers; DuckLakeModule finds which build is loaded).
@@ -150,6 +162,8 @@ enum class ManagerMethod : size_t {
                                  //   const string &table, const vector<string> &columns)
   kGetAllSnapshots,              // vector<DuckLakeSnapshotInfo> GetAllSnapshots(const string
                                  //   &filter): the expiry's choice, and snapshots()
+  kGetOldFilesForCleanup,        // vector<DuckLakeFileForCleanup> GetOldFilesForCleanup(const
+                                 //   string &filter): the old-files cleanup's choice
   kCount
 };
 inline constexpr size_t kManagerMethodCount = static_cast<size_t>(ManagerMethod::kCount);

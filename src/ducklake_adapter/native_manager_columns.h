@@ -37,6 +37,7 @@
   COUNTER(native_attach_reads, "DuckLake's probe and settings load at ATTACH")                   \
   COUNTER(native_inlined_reads, "scans of a table's inlined rows (ReadInlinedData)")             \
   COUNTER(native_expiries_narrowed, "expiries by time told to pass over tagged snapshots")        \
+  COUNTER(native_cleanups_narrowed, "old-file cleanups told to keep what held backups read")      \
   TEXT(ducklake_build, "the known DuckLake build loaded: <commit> for DuckDB <release>")         \
   TEXT(kept_methods, "the manager methods the build lacks, whose answers stay DuckLake's")       \
   TEXT(in_catalog_retry_reason, "why in_catalog_retry is off")                                   \

@@ -28,6 +28,7 @@
 #include "duckdb_shim/moraine_transaction.h"
 #include "duckdb_shim/moraine_transaction_manager.h"
 #include "ducklake_adapter/catalog_query_results.h"
+#include "ducklake_adapter/cleanup_filter.h"
 #include "ducklake_adapter/commit_batch_stager.h"
 #include "ducklake_adapter/conflict_check_result.h"
 #include "ducklake_adapter/ducklake_catalog_abi.h"
@@ -99,6 +100,7 @@ class ManagerSlots {
                                                                    abi::TableIndex table_id);
   uint64_t GetNextColumnId(abi::TableIndex table_id);
   duckdb::vector<abi::DuckLakeSnapshotInfo> GetAllSnapshots(const std::string& filter);
+  duckdb::vector<abi::DuckLakeFileForCleanup> GetOldFilesForCleanup(const std::string& filter);
   duckdb::unique_ptr<duckdb::QueryResult> ReadInlinedData(
       abi::DuckLakeSnapshot snapshot, const std::string& table,
       const duckdb::vector<std::string>& columns);
@@ -668,6 +670,39 @@ duckdb::vector<abi::DuckLakeSnapshotInfo> ManagerSlots::GetAllSnapshots(const st
   return original(ExcludingSnapshots(filter, tagged));
 }
 
+// A held backup (moraine_backup) may read files a compaction or an expiry
+// scheduled for deletion after it was taken: the old-files cleanup leaves
+// them out until the backup is released (cleanup_filter.h).
+duckdb::vector<abi::DuckLakeFileForCleanup> ManagerSlots::GetOldFilesForCleanup(
+    const std::string& filter) {
+  auto original = [&](const std::string& text) {
+    return CallOriginal<&ManagerSlots::GetOldFilesForCleanup>(
+        this, abi::ManagerMethod::kGetOldFilesForCleanup, text);
+  };
+  auto metadata = MetadataConnectionOf(this);
+  if (!metadata.catalog) return original(filter);
+  const auto held =
+      MoraineTransaction::Get(metadata.context, *metadata.catalog)
+          .WithRows(metadata.where, false, [](commit::RowTransaction& rows) {
+            std::optional<uint64_t> after;
+            for (const auto& tag : rows.ProtectedTags()) {
+              if (tag.ended() || !tag.holds_files_after_batch) continue;
+              after = std::min(after.value_or(UINT64_MAX), *tag.holds_files_after_batch);
+            }
+            return after ? rows.FilesScheduledAfterBatch(*after) : std::vector<int64_t>();
+          });
+  if (held.empty()) return original(filter);
+  const auto narrowed = CleanupFilterKeeping(filter, held);
+  if (!narrowed) {
+    throw duckdb::InvalidInputException(
+        "ducklake_cleanup_old_files: a held backup may read files scheduled for deletion, and "
+        "this DuckLake's cleanup filter is not one moraine can narrow; release the backup with "
+        "moraine_release_backup first");
+  }
+  TheRegistration().native_cleanups_narrowed.fetch_add(1, std::memory_order_relaxed);
+  return original(*narrowed);
+}
+
 // Whether a read at `snapshot` reads the head of a transaction that wrote
 // nothing (`wrote`, asked before WithRows, which holds the transaction's
 // lock): the live rows are then the unended ones, which sit in `current`.
@@ -1000,6 +1035,7 @@ void NativeMetadataManager::EnsureRegistered() {
                  AddressOf(&ManagerSlots::GetInlinedDeletionTableName));
   vtable.Replace(M::kReadInlinedData, AddressOf(&ManagerSlots::ReadInlinedData));
   vtable.Replace(M::kGetAllSnapshots, AddressOf(&ManagerSlots::GetAllSnapshots));
+  vtable.Replace(M::kGetOldFilesForCleanup, AddressOf(&ManagerSlots::GetOldFilesForCleanup));
   registration.get_data_path = registration.module->Symbol(abi::kGetDataPathSymbol);
   registration.get_path_separator = registration.module->Symbol(abi::kGetPathSeparatorSymbol);
   registration.parse_quoted_list = registration.module->Symbol(abi::kParseQuotedListSymbol);

@@ -7,10 +7,11 @@ namespace moraine::tools {
 
 ToolTable ProtectedTagTable(const store::KvSnapshot& snapshot, bool include_ended) {
   ToolTable table;
-  table.columns = {{"name", ToolType::kVarchar},           {"snapshot_id", ToolType::kBigint},
-                   {"created", ToolType::kVarchar},        {"author", ToolType::kVarchar},
-                   {"created_at_head", ToolType::kBigint}, {"removed", ToolType::kVarchar},
-                   {"removed_at_head", ToolType::kBigint}};
+  table.columns = {
+      {"name", ToolType::kVarchar},           {"snapshot_id", ToolType::kBigint},
+      {"created", ToolType::kVarchar},        {"author", ToolType::kVarchar},
+      {"created_at_head", ToolType::kBigint}, {"removed", ToolType::kVarchar},
+      {"removed_at_head", ToolType::kBigint}, {"holds_files_after_batch", ToolType::kBigint}};
   for (auto it = snapshot.Scan(commit::tags::ProtectedTagRange()); it->Valid(); it->Next()) {
     const auto tag = commit::tags::DecodeProtectedTag(it->value());
     if (tag.ended() && !include_ended) continue;
@@ -18,7 +19,8 @@ ToolTable ProtectedTagTable(const store::KvSnapshot& snapshot, bool include_ende
         {tag.name, tag.snapshot_id, IsoTime(tag.created_micros),
          CellOf(tag.author.has_value(), tag.author.value_or("")), tag.created_at_head,
          tag.removed_micros ? ToolCell(IsoTime(*tag.removed_micros)) : ToolCell(std::monostate{}),
-         CellOf(tag.removed_at_head.has_value(), tag.removed_at_head.value_or(0))});
+         CellOf(tag.removed_at_head.has_value(), tag.removed_at_head.value_or(0)),
+         CellOf(tag.holds_files_after_batch.has_value(), tag.holds_files_after_batch.value_or(0))});
   }
   return table;
 }

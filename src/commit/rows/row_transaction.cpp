@@ -547,6 +547,20 @@ class StoreRowTransaction final : public RowTransaction {
     return found;
   }
 
+  uint64_t BaseBatchCount() const override { return head_.batch_count(); }
+
+  std::vector<int64_t> FilesScheduledAfterBatch(uint64_t batch) override {
+    staged_.FlushContainers();
+    std::vector<int64_t> ids;
+    view_.Scan(store::PrefixRange(store::Subspace::kCurrent, Kind::kFileScheduledForDeletion),
+               [&](std::string_view, std::string_view value) {
+                 store::v1::FileScheduledForDeletionRecord record;
+                 store::UnframeValue(Kind::kFileScheduledForDeletion, value, &record);
+                 if ((record.write_ordinal() >> 32) > batch) ids.push_back(record.data_file_id());
+               });
+    return ids;
+  }
+
   void StageProtectedTag(const tags::ProtectedTag& tag) override {
     RequireOpen();
     if (!FixedTablesExist()) {

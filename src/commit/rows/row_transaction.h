@@ -248,6 +248,14 @@ class RowTransaction {
   // since this transaction began (an expiry among them). Throws
   // store::InvalidArgumentError for a store that holds no catalog yet.
   virtual void StageProtectedTag(const tags::ProtectedTag& tag) = 0;
+  // The number of batches the store had landed when this transaction began
+  // (its head's count; 0 for a store without one): its own commit lands as
+  // the next.
+  virtual uint64_t BaseBatchCount() const = 0;
+  // The data_file_id of every ducklake_files_scheduled_for_deletion row this
+  // transaction sees that a commit after batch `batch` wrote (a row's write
+  // ordinal names its commit), in id order.
+  virtual std::vector<int64_t> FilesScheduledAfterBatch(uint64_t batch) = 0;
 
   // Lands every staged write as one batch. Throws store::ConflictError (the
   // message contains "conflict") if another commit moved the head since this

@@ -26,6 +26,7 @@ std::string EncodeProtectedTag(const ProtectedTag& tag) {
   record.set_created_at_head(tag.created_at_head);
   if (tag.removed_micros) record.set_removed_micros(*tag.removed_micros);
   if (tag.removed_at_head) record.set_removed_at_head(*tag.removed_at_head);
+  if (tag.holds_files_after_batch) record.set_holds_files_after_batch(*tag.holds_files_after_batch);
   return store::FrameValue(Kind::kProtectedTag, record);
 }
 
@@ -41,6 +42,9 @@ ProtectedTag DecodeProtectedTag(std::string_view value) {
   tag.created_at_head = record.created_at_head();
   if (record.has_removed_micros()) tag.removed_micros = record.removed_micros();
   if (record.has_removed_at_head()) tag.removed_at_head = record.removed_at_head();
+  if (record.has_holds_files_after_batch()) {
+    tag.holds_files_after_batch = record.holds_files_after_batch();
+  }
   return tag;
 }
 

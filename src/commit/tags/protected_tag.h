@@ -29,6 +29,9 @@ struct ProtectedTag {
   int64_t created_at_head = 0;  // the lake's newest snapshot when it was made
   std::optional<int64_t> removed_micros;
   std::optional<int64_t> removed_at_head;
+  // A backup's hold: files scheduled for deletion by a commit after this
+  // batch are kept from cleanup while the tag is unended.
+  std::optional<uint64_t> holds_files_after_batch;
 
   bool ended() const { return removed_micros.has_value(); }
   bool operator==(const ProtectedTag&) const = default;

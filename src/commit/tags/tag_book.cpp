@@ -85,8 +85,34 @@ ProtectedTag CreateTag(const CommitStore& store, const TagRequest& request) {
     tag.created_micros = NowMicros();
     tag.author = request.author;
     tag.created_at_head = head;
+    if (request.hold_files) tag.holds_files_after_batch = rows.BaseBatchCount();
     rows.StageProtectedTag(tag);
     return tag;
+  });
+}
+
+ProtectedTag MoveTag(const CommitStore& store, std::string_view name, int64_t snapshot) {
+  return CommitMove(store, [&](RowTransaction& rows) {
+    const int64_t head = HeadSnapshot(rows);
+    const auto tags = rows.ProtectedTags();
+    const ProtectedTag* held = FindUnended(tags, name);
+    if (!held) throw store::NotFoundError("no tag " + Quoted(name) + " exists in this lake");
+    if (!rows.SnapshotAt(snapshot)) {
+      throw store::NotFoundError("snapshot " + std::to_string(snapshot) +
+                                 " does not exist in this lake, so the tag " + Quoted(name) +
+                                 " cannot move to it");
+    }
+    ProtectedTag ended = *held;
+    ended.removed_micros = NowMicros();
+    ended.removed_at_head = head;
+    rows.StageProtectedTag(ended);
+    ProtectedTag moved = *held;
+    moved.tag_id = tags.back().tag_id + 1;
+    moved.snapshot_id = snapshot;
+    moved.created_micros = *ended.removed_micros;
+    moved.created_at_head = head;
+    rows.StageProtectedTag(moved);
+    return moved;
   });
 }
 

@@ -25,6 +25,9 @@ struct TagRequest {
   std::string name;
   std::optional<int64_t> snapshot_id;  // nullopt: the lake's newest snapshot
   std::optional<std::string> author;
+  // A backup's hold (protected_tag.h): keep the files scheduled for deletion
+  // after the batch the tag's own commit builds on.
+  bool hold_files = false;
 };
 
 // Makes the tag `request.name` on its snapshot and returns it. Throws:
@@ -37,6 +40,12 @@ struct TagRequest {
 //    it tried.
 // Nothing is written when it throws.
 ProtectedTag CreateTag(const CommitStore& store, const TagRequest& request);
+
+// Moves the unended tag `name` to `snapshot` in one commit (the tag ended,
+// a new one of that name made, keeping its author and hold) and returns the
+// new tag. Throws store::NotFoundError for an unknown tag or a snapshot the
+// lake does not hold, store::ConflictError as CreateTag.
+ProtectedTag MoveTag(const CommitStore& store, std::string_view name, int64_t snapshot);
 
 // Ends the unended tag `name` and returns it as ended. Throws
 // store::NotFoundError if no unended tag holds the name (and writes nothing),

@@ -94,7 +94,7 @@ inline constexpr uint32_t kDuckLake_5ef9e03d_v1_5_6Layout[] = {
     16, 48, 80, 112, 136, 168, 160, 0, 32, 64, 128, 120, 0, 32, 64, 96,
     72, 0, 8, 16, 48, 48, 0, 8, 16, 40, 0, 8, 16, 80, 0, 8,
     40, 72, 73, 40, 0, 8, 16, 144, 0, 24, 48, 72, 96, 120, 32, 0,
-    256, 0, 8, 16, 24, 32, 64, 128, 192,
+    256, 0, 8, 16, 24, 32, 64, 128, 192, 8, 0, 48, 0, 8, 40,
 };
 
 inline constexpr DuckLakeBuildAbi kDuckLake_5ef9e03d_v1_5_6 = {"5ef9e03d58286cf4bc532c62a69ae3c51fbb8f51", "v1.5.6", kDuckLake_5ef9e03d_v1_5_6Slots, kDuckLake_5ef9e03d_v1_5_6Layout};

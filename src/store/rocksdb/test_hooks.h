@@ -15,6 +15,11 @@
 //         commit.before_sync    a group sync is about to sync the log
 //         commit.before_high_water  the log is synced, the high-water mark
 //                               not yet advanced
+//         backup.chunk_written  a backup wrote a chunk new to its repository
+//         backup.before_manifest  every chunk is written, the manifest not
+//         restore.batch_written a restore wrote a batch into the new store
+//         restore.before_rename the new store is whole and closed, not yet
+//                               renamed into place
 //       and, on any store file, before an operation runs: "<kind>.<op>",
 //         <kind>: log | manifest | current | tmp | mark | other |
 //                 flush.sst | compaction.sst | open.sst (a table file written

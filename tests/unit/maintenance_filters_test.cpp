@@ -1,5 +1,8 @@
-// How moraine reads the filter DuckLake's ducklake_expire_snapshots passes
-// GetAllSnapshots: the exact texts of the pinned builds, and what is not one.
+// How moraine reads the filters DuckLake's maintenance functions pass its
+// manager (ducklake_expire_snapshots to GetAllSnapshots, the old-files
+// cleanup to GetOldFilesForCleanup): the exact texts of the pinned builds,
+// and what is not one.
+#include "ducklake_adapter/cleanup_filter.h"
 #include "ducklake_adapter/expiry_filter.h"
 
 #include <gtest/gtest.h>
@@ -36,6 +39,16 @@ TEST(ExpiryFilter, AnythingElseIsNotAnExpiry) {
        }) {
     EXPECT_EQ(ReadExpiryFilter(other).kind, ExpiryFilter::Kind::kOther) << other;
   }
+}
+
+TEST(CleanupFilter, HeldFilesAreLeftOutOfEitherCleanup) {
+  EXPECT_EQ(CleanupFilterKeeping("", {4, 9}), "WHERE data_file_id NOT IN (4, 9)");
+  const std::string by_time = "WHERE schedule_start < '2026-12-04T03:00:00+00'";
+  EXPECT_EQ(CleanupFilterKeeping(by_time, {4}), by_time + " AND data_file_id NOT IN (4)");
+  EXPECT_EQ(CleanupFilterKeeping(by_time, {}), by_time);
+  EXPECT_EQ(CleanupFilterKeeping("", {}), "");
+  EXPECT_EQ(CleanupFilterKeeping("WHERE true", {4}), std::nullopt);
+  EXPECT_EQ(CleanupFilterKeeping(by_time + " OR true OR 'x'", {4}), std::nullopt);
 }
 
 }  // namespace
