@@ -13,6 +13,8 @@
 #                   (long; MORAINE_BENCH_BIG=1 for issue #32's sizes, longer; not in make bench)
 #   make bench-writers  only the writer-process benchmark: moraine on etcd against
 #                   DuckLake on PostgreSQL (a few minutes)
+#   make bench-backup  only the backup benchmark: moraine_backup of 100,000 snapshots and
+#                   10,000 files, full and incremental (about 20 minutes, mostly building)
 #   make fuzz       set up, build, and run each fuzz target for FUZZ_SECONDS (default 600)
 #   make test-sanitize  build with ASan and UBSan in build-sanitize and run every tier
 #                   that runs moraine in its own processes (MORAINE_DUCKLAKE_GIT adds
@@ -43,7 +45,7 @@ SCHEMA_RENAMES ?= 3000
 
 STOCK_DUCKDB ?= $(CURDIR)/.cache/deps/venv/bin/duckdb
 
-.PHONY: setup configure build extension run test test-sanitize test-tsan bench bench-stock bench-connections bench-schema bench-scale bench-writers fuzz format clean
+.PHONY: setup configure build extension run test test-sanitize test-tsan bench bench-stock bench-connections bench-schema bench-scale bench-writers bench-backup fuzz format clean
 
 setup:
 	@scripts/setup.sh
@@ -73,6 +75,7 @@ bench: build
 	@$(MAKE) --no-print-directory bench-stock
 	@$(MAKE) --no-print-directory bench-connections
 	@$(MAKE) --no-print-directory bench-schema
+	@$(MAKE) --no-print-directory bench-backup
 
 # DuckLake commits in the stock DuckDB Python package with the self-contained
 # extension: moraine (native manager on and off) and the stock DuckDB-file
@@ -98,6 +101,12 @@ bench-connections: extension
 bench-schema: extension
 	@MORAINE_BENCH_RENAMES=$(SCHEMA_RENAMES) .cache/deps/venv/bin/python bench/schema_change_bench.py \
 		$(BUILD_DIR)/repository
+
+# moraine_backup of a lake of 100,000 snapshots and 10,000 Parquet files, full
+# and after ten commits, beside a copy of the stock DuckDB-file catalog of the
+# same lake (issue #34; sizes from MORAINE_BENCH_BACKUP_*; about 20 minutes).
+bench-backup: extension
+	@.cache/deps/venv/bin/python bench/backup_bench.py $(BUILD_DIR)/repository
 
 # ATTACH plus one query in a fresh single-threaded process on lakes of many
 # inlined rows (before and after a delete and an update), many Parquet files
