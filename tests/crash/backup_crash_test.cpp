@@ -29,12 +29,7 @@ using KeyValues = std::map<std::string, std::string>;
 
 KeyValues Everything(const std::string& location) {
   auto store = store::OpenKvStore({.location = location, .read_only = true});
-  auto snapshot = store->GetSnapshot();
-  KeyValues all;
-  for (auto it = snapshot->Scan(store::KeyRange{}); it->Valid(); it->Next()) {
-    all.emplace(it->key(), it->value());
-  }
-  return all;
+  return test::AllKeyValues(*store->GetSnapshot());
 }
 
 test::ProcessResult Moraine(const std::string& arguments, const std::string& crash_at = "") {
@@ -46,11 +41,7 @@ class BackupCrashTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     source_dir_ = new test::TempDir();
-    std::shared_ptr<store::KvStore> store =
-        store::OpenKvStore({.location = source_dir_->path("lake.moraine")});
-    auto init = commit::BeginRowTransaction(store);
-    test::InitializeLikeDuckLake(*init);
-    init->Commit();
+    const auto store = test::NewStoreLikeDuckLake(source_dir_->path("lake.moraine"));
     for (int64_t id = 1; id <= 3000; ++id) {
       auto txn = commit::BeginRowTransaction(store);
       txn->Insert("ducklake_snapshot", {id, kNull, int64_t{0}, int64_t{1}, int64_t{0}});

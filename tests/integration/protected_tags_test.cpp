@@ -35,14 +35,7 @@ commit::tags::TagRequest Request(std::string name, std::optional<int64_t> snapsh
   return {std::move(name), snapshot, std::move(author)};
 }
 
-KeyValues Everything(store::KvStore& store) {
-  KeyValues all;
-  auto view = store.GetSnapshot();
-  for (auto it = view->Scan(store::KeyRange{}); it->Valid(); it->Next()) {
-    all.emplace(it->key(), it->value());
-  }
-  return all;
-}
+KeyValues Everything(store::KvStore& store) { return test::AllKeyValues(*store.GetSnapshot()); }
 
 // The violations `moraine verify` finds in the tags (the fixture's rows are
 // only as complete as these tests need, so other checks are not asked).
@@ -70,10 +63,7 @@ std::optional<commit::RowHandle> SnapshotRow(RowTransaction& txn, int64_t snapsh
 class ProtectedTagsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store_ = store::OpenKvStore({.location = dir_.path("lake.moraine")});
-    auto init = BeginRowTransaction(store_);
-    test::InitializeLikeDuckLake(*init);
-    init->Commit();
+    store_ = test::NewStoreLikeDuckLake(dir_.path("lake.moraine"));
     for (int64_t snapshot = 1; snapshot <= 3; ++snapshot) {
       auto txn = BeginRowTransaction(store_);
       txn->Insert("ducklake_snapshot", {snapshot, kNull, int64_t{0}, int64_t{1}, int64_t{0}});

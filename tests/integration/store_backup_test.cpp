@@ -32,13 +32,7 @@ using test::kNull;
 
 using KeyValues = std::map<std::string, std::string>;
 
-KeyValues Everything(const store::KvSnapshot& snapshot) {
-  KeyValues all;
-  for (auto it = snapshot.Scan(store::KeyRange{}); it->Valid(); it->Next()) {
-    all.emplace(it->key(), it->value());
-  }
-  return all;
-}
+KeyValues Everything(const store::KvSnapshot& snapshot) { return test::AllKeyValues(snapshot); }
 
 // Commits snapshot `id` with a row of ducklake_snapshot_changes that is
 // `padding` bytes long, as a DuckLake commit does.
@@ -51,12 +45,7 @@ void CommitSnapshot(const std::shared_ptr<store::KvStore>& store, int64_t id, si
 
 class StoreBackupTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    store_ = store::OpenKvStore({.location = dir_.path("lake.moraine")});
-    auto init = BeginRowTransaction(store_);
-    test::InitializeLikeDuckLake(*init);
-    init->Commit();
-  }
+  void SetUp() override { store_ = test::NewStoreLikeDuckLake(dir_.path("lake.moraine")); }
 
   std::shared_ptr<store::KvStore> store_;
   test::TempDir dir_;

@@ -1,9 +1,11 @@
 // Rows the way DuckLake writes them through the staged-row path, shared by
-// the RowTransaction tests: the catalog DuckLake initializes, and a
-// ducklake_column row.
+// the RowTransaction tests: the catalog DuckLake initializes (in a new store,
+// too), a ducklake_column row, and everything a store snapshot holds.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,6 +14,8 @@
 #include "catalog/ducklake_tables.h"
 #include "catalog/row.h"
 #include "commit/rows/row_transaction.h"
+#include "store/key_range.h"
+#include "store/kv_store.h"
 
 namespace moraine::test {
 
@@ -33,6 +37,24 @@ inline void InitializeLikeDuckLake(commit::RowTransaction& txn) {
   txn.Insert("ducklake_snapshot_changes",
              {int64_t{0}, std::string("created_schema:\"main\""), kNull, kNull, kNull});
   txn.Insert("ducklake_metadata", {std::string("version"), std::string("1.0"), kNull, kNull});
+}
+
+// A new RocksDB store at `location` holding the catalog DuckLake initializes.
+inline std::shared_ptr<store::KvStore> NewStoreLikeDuckLake(const std::string& location) {
+  std::shared_ptr<store::KvStore> store = store::OpenKvStore({.location = location});
+  auto init = commit::BeginRowTransaction(store);
+  InitializeLikeDuckLake(*init);
+  init->Commit();
+  return store;
+}
+
+// Every key and value `snapshot` holds, in key order.
+inline std::map<std::string, std::string> AllKeyValues(const store::KvSnapshot& snapshot) {
+  std::map<std::string, std::string> all;
+  for (auto it = snapshot.Scan(store::KeyRange{}); it->Valid(); it->Next()) {
+    all.emplace(it->key(), it->value());
+  }
+  return all;
 }
 
 // A ducklake_column row of an int32 column whose column_order is its id.
