@@ -21,7 +21,7 @@ namespace moraine::store {
 // The leading byte of every key. 0x00 is deliberately unused so that a zeroed
 // buffer never decodes as a key.
 enum class Subspace : uint8_t {
-  kSystem = 0x01,         // format, head, migration marker, namespace, protected tags
+  kSystem = 0x01,         // format, head, migration and restore markers, namespace, tags
   kSnapshot = 0x02,       // one immutable record per snapshot
   kCurrent = 0x03,        // live entity versions
   kHistory = 0x04,        // ended entity versions, keyed with end_snapshot appended
@@ -39,7 +39,8 @@ enum class Kind : uint8_t {
   kHead = 0x02,
   kMigration = 0x03,
   kNamespace = 0x04,
-  kProtectedTag = 0x05,  // (tag_id): moraine's protected tags, never DuckLake rows
+  kProtectedTag = 0x05,   // (tag_id): moraine's protected tags, never DuckLake rows
+  kRestoreMarker = 0x06,  // present only while a restore into an etcd prefix runs
 
   // snapshot subspace.
   kSnapshot = 0x10,  // (snapshot_id)
@@ -109,12 +110,13 @@ struct KindInfo {
   bool versioned;     // ended versions move to history (arity + 1 there)
 };
 
-inline constexpr std::array<KindInfo, 42> kKindTable = {{
+inline constexpr std::array<KindInfo, 43> kKindTable = {{
     {Kind::kFormat, "format", Subspace::kSystem, 0, false, false},
     {Kind::kHead, "head", Subspace::kSystem, 0, false, false},
     {Kind::kMigration, "migration", Subspace::kSystem, 0, false, false},
     {Kind::kNamespace, "namespace", Subspace::kSystem, 0, false, false},
     {Kind::kProtectedTag, "protected_tag", Subspace::kSystem, 1, false, false},
+    {Kind::kRestoreMarker, "restore_marker", Subspace::kSystem, 0, false, false},
     {Kind::kSnapshot, "snapshot", Subspace::kSnapshot, 1, false, false},
     {Kind::kSchema, "schema", Subspace::kCurrent, 1, false, true},
     {Kind::kTable, "table", Subspace::kCurrent, 1, true, true},

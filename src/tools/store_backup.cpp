@@ -9,8 +9,11 @@
 #include "commit/lake/store_records.h"
 #include "commit/tags/tag_book.h"
 #include "store/error.h"
+#include "store/key.h"
 #include "store/key_range.h"
+#include "store/records.pb.h"
 #include "store/rocksdb/test_hooks.h"
+#include "store/value_frame.h"
 #include "store/write_batch.h"
 #include "tools/iso_time.h"
 #include "util/big_endian.h"
@@ -202,20 +205,72 @@ std::vector<std::string> ReleaseBackup(const commit::CommitStore& store,
   return released;
 }
 
-BackupManifest RestoreStore(const std::string& repository, std::optional<uint64_t> id,
-                            const std::string& destination, const BackupProgress& progress) {
-  if (destination.find("://") != std::string::npos) {
-    throw store::InvalidArgumentError(
-        "moraine restore writes a store directory; restoring into " + destination +
-        " is not supported (restore into a directory, then copy the lake)");
+namespace {
+
+// Writes the records of `manifest`'s chunks to `batches`, checking each
+// chunk's record count and the total; `put` takes each record.
+template <class Put>
+void ReadRecords(const BackupRepository& repo, const BackupManifest& manifest, const Put& put,
+                 const BackupProgress& progress) {
+  uint64_t read = 0;
+  for (const BackupChunk& chunk : manifest.chunks) {
+    const std::string bytes = repo.ReadChunk(chunk.sha256);
+    const uint64_t records =
+        ForEachRecord(bytes, chunk.sha256, [&](std::string_view key, std::string_view value) {
+          put(key, value);
+          if (++read % kProgressEvery == 0 && progress) {
+            progress(read, static_cast<uint8_t>(key.empty() ? 0 : key[0]));
+          }
+        });
+    if (records != chunk.keys) {
+      throw store::CorruptionError("chunk " + chunk.sha256 + " holds " + std::to_string(records) +
+                                   " records; the manifest says " + std::to_string(chunk.keys));
+    }
   }
-  const BackupRepository repo = BackupRepository::Open(repository);
-  if (!id) {
-    const auto ids = repo.BackupIds();
-    if (ids.empty()) throw store::NotFoundError(repository + " holds no backup");
-    id = ids.back();
+  if (read != manifest.keys) {
+    throw store::CorruptionError("backup " + std::to_string(manifest.id) + " holds " +
+                                 std::to_string(read) + " keys; its manifest says " +
+                                 std::to_string(manifest.keys));
   }
-  const BackupManifest manifest = repo.ReadManifest(*id);
+  if (progress) progress(read, 0xFF);
+}
+
+// Collects puts into batches of at most `max_ops` operations and `max_bytes`,
+// handing each full one to `write`.
+class BatchWriter {
+ public:
+  BatchWriter(store::KvStore& store, size_t max_ops, size_t max_bytes)
+      : store_(store), max_ops_(max_ops), max_bytes_(max_bytes) {}
+  void Put(std::string_view key, std::string_view value) {
+    batch_.Put(key, value);
+    Grew(key.size() + value.size());
+  }
+  void Delete(std::string_view key) {
+    batch_.Delete(key);
+    Grew(key.size());
+  }
+  void Flush() {
+    if (batch_.ops().empty()) return;
+    store_.Write(batch_);
+    store::CrashPoint("restore.batch_written");
+    batch_.Clear();
+    bytes_ = 0;
+  }
+
+ private:
+  void Grew(size_t bytes) {
+    bytes_ += bytes;
+    if (batch_.ops().size() >= max_ops_ || bytes_ >= max_bytes_) Flush();
+  }
+  store::KvStore& store_;
+  const size_t max_ops_;
+  const size_t max_bytes_;
+  store::WriteBatch batch_;
+  size_t bytes_ = 0;
+};
+
+void RestoreIntoDirectory(const BackupRepository& repo, const BackupManifest& manifest,
+                          const std::string& destination, const BackupProgress& progress) {
   const fs::path target = fs::absolute(destination).lexically_normal();
   std::error_code error;
   if (fs::exists(fs::symlink_status(target, error))) {
@@ -238,41 +293,11 @@ BackupManifest RestoreStore(const std::string& repository, std::optional<uint64_
   try {
     {
       auto store = store::OpenKvStore({.location = building.string()});
-      store::WriteBatch batch;
-      size_t batch_bytes = 0;
-      uint64_t written = 0;
-      for (const BackupChunk& chunk : manifest.chunks) {
-        const std::string bytes = repo.ReadChunk(chunk.sha256);
-        const uint64_t records =
-            ForEachRecord(bytes, chunk.sha256, [&](std::string_view key, std::string_view value) {
-              batch.Put(key, value);
-              batch_bytes += key.size() + value.size();
-              if (++written % kProgressEvery == 0 && progress) {
-                progress(written, static_cast<uint8_t>(key.empty() ? 0 : key[0]));
-              }
-            });
-        if (records != chunk.keys) {
-          throw store::CorruptionError("chunk " + chunk.sha256 + " holds " +
-                                       std::to_string(records) + " records; the manifest says " +
-                                       std::to_string(chunk.keys));
-        }
-        if (batch_bytes >= kRestoreBatchBytes) {
-          store->Write(batch);
-          store::CrashPoint("restore.batch_written");
-          batch.Clear();
-          batch_bytes = 0;
-        }
-      }
-      if (!batch.ops().empty()) {
-        store->Write(batch);
-        store::CrashPoint("restore.batch_written");
-      }
-      if (written != manifest.keys) {
-        throw store::CorruptionError("backup " + std::to_string(*id) + " holds " +
-                                     std::to_string(written) + " keys; its manifest says " +
-                                     std::to_string(manifest.keys));
-      }
-      if (progress) progress(written, 0xFF);
+      BatchWriter batches(*store, SIZE_MAX, kRestoreBatchBytes);
+      ReadRecords(
+          repo, manifest,
+          [&](std::string_view key, std::string_view value) { batches.Put(key, value); }, progress);
+      batches.Flush();
     }  // closed: every write synced, the engine's files complete
     store::CrashPoint("restore.before_rename");
     if (::rename(building.c_str(), target.c_str()) != 0) {
@@ -281,6 +306,88 @@ BackupManifest RestoreStore(const std::string& repository, std::optional<uint64_
   } catch (...) {
     fs::remove_all(building, error);
     throw;
+  }
+}
+
+// An etcd prefix has no rename: the restore marks the prefix first, writes
+// every record but the format record and the head, and lands those two with
+// the marker's removal last. Until then the prefix holds no catalog an
+// ATTACH accepts (RequireCurrentStoreFormat refuses the marker), and only a
+// restore writes over it, clearing what the interrupted one left.
+void RestoreIntoEtcd(const BackupRepository& repo, const BackupManifest& manifest,
+                     const std::string& destination, const BackupProgress& progress) {
+  // Within etcd's default limits of 128 operations and 1.5 MiB per request.
+  constexpr size_t kEtcdBatchOps = 100;
+  constexpr size_t kEtcdBatchBytes = 1024 * 1024;
+  // Every chunk checked before the prefix is touched: a damaged backup
+  // leaves it as it was.
+  ReadRecords(repo, manifest, [](std::string_view, std::string_view) {}, {});
+  auto store = store::OpenKvStore({.location = destination});
+  const std::string marker = store::Key::Current(store::Kind::kRestoreMarker, {}).Encode();
+  BatchWriter batches(*store, kEtcdBatchOps, kEtcdBatchBytes);
+  {
+    const auto held = store->GetSnapshot();
+    if (held->Scan(store::KeyRange{})->Valid()) {
+      if (!held->Get(marker)) {
+        throw store::InvalidArgumentError(
+            destination +
+            " holds a store; a restore never writes over anything: name a new prefix");
+      }
+      for (auto it = held->Scan(store::KeyRange{}); it->Valid(); it->Next()) {
+        if (it->key() != marker) batches.Delete(it->key());
+      }
+      batches.Flush();
+    }
+  }
+  store::v1::RestoreMarkerRecord record;
+  record.set_backup_id(manifest.id);
+  record.set_repository(repo.path().string());
+  {
+    store::WriteBatch mark;
+    mark.Put(marker, store::FrameValue(store::Kind::kRestoreMarker, record));
+    store->Write(mark);
+  }
+  std::optional<std::string> format, head;
+  ReadRecords(
+      repo, manifest,
+      [&](std::string_view key, std::string_view value) {
+        if (key == commit::FormatKey()) {
+          format = value;
+        } else if (key == commit::HeadKey()) {
+          head = value;
+        } else {
+          batches.Put(key, value);
+        }
+      },
+      progress);
+  batches.Flush();
+  if (!format || !head) {
+    throw store::CorruptionError("backup " + std::to_string(manifest.id) +
+                                 " holds no format record or head");
+  }
+  store::CrashPoint("restore.before_rename");
+  store::WriteBatch last;
+  last.Put(commit::FormatKey(), *format);
+  last.Put(commit::HeadKey(), *head);
+  last.Delete(marker);
+  store->Write(last);
+}
+
+}  // namespace
+
+BackupManifest RestoreStore(const std::string& repository, std::optional<uint64_t> id,
+                            const std::string& destination, const BackupProgress& progress) {
+  const BackupRepository repo = BackupRepository::Open(repository);
+  if (!id) {
+    const auto ids = repo.BackupIds();
+    if (ids.empty()) throw store::NotFoundError(repository + " holds no backup");
+    id = ids.back();
+  }
+  const BackupManifest manifest = repo.ReadManifest(*id);
+  if (destination.starts_with("etcd://") || destination.starts_with("etcds://")) {
+    RestoreIntoEtcd(repo, manifest, destination, progress);
+  } else {
+    RestoreIntoDirectory(repo, manifest, destination, progress);
   }
   return manifest;
 }

@@ -4,11 +4,13 @@
 // read at one revision), taken while writers go on, written to a backup
 // repository (backup_repository.h) in content-defined chunks, so that a
 // backup after an earlier one in the same repository copies only the chunks
-// that changed. A restore writes a backup into a new store directory; it
-// builds the store under a temporary name beside the destination and
-// renames it into place once whole and synced, so a crash leaves the
-// destination absent, never a partial store (the next restore of that
-// destination removes what it left beside it).
+// that changed. A restore writes a backup into a new store: a directory,
+// built under a temporary name beside the destination and renamed into
+// place once whole and synced, so a crash leaves the destination absent
+// (the next restore of that destination removes what it left beside it);
+// or an etcd prefix, marked as a restore until its last batch lands the
+// format record and the head, so a crash leaves a prefix every ATTACH
+// refuses and the next restore finishes.
 //
 // Thread-safety: functions; BackupStore reads only `snapshot` (safe beside
 // writers), RestoreStore writes only its destination.
@@ -69,12 +71,13 @@ std::vector<std::string> ReleaseBackup(const commit::CommitStore& store,
                                        const std::string& repository, std::optional<uint64_t> id);
 
 // Restores backup `id` (nullopt: the newest) of the repository at
-// `repository` into a new store directory at `destination`. Throws
-// store::InvalidArgumentError when anything exists at `destination` (a
-// restore never writes over anything), store::NotFoundError for a missing
+// `repository` into a new store at `destination`, a directory or an etcd
+// location. Throws store::InvalidArgumentError when anything exists at
+// `destination` but an interrupted restore's marked prefix (a restore never
+// writes over anything), store::NotFoundError for a missing
 // repository or backup, store::CorruptionError for a damaged chunk or
 // manifest, store::UnsupportedVersionError for another backup format; the
-// destination is then left absent.
+// destination is then as it was.
 BackupManifest RestoreStore(const std::string& repository, std::optional<uint64_t> id,
                             const std::string& destination, const BackupProgress& progress = {});
 

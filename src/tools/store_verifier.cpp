@@ -181,6 +181,9 @@ class Verifier {
       case Kind::kMigration:
         Report("format", key.ToString(), "a store-format migration was left unfinished");
         break;
+      case Kind::kRestoreMarker:
+        Report("format", key.ToString(), "a restore into this store was left unfinished");
+        break;
       case Kind::kProtectedTag: {
         const auto& tag = static_cast<const store::v1::ProtectedTagRecord&>(*record);
         if (tag.tag_id() != c[0]) {

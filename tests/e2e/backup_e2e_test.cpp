@@ -15,6 +15,11 @@
 #include <thread>
 #include <vector>
 
+#include "store/error.h"
+#include "store/key.h"
+#include "store/records.pb.h"
+#include "store/value_frame.h"
+#include "store/write_batch.h"
 #include "support/ducklake_session.h"
 #include "support/moraine_lake_test.h"
 #include "tools/store_backup.h"
@@ -154,6 +159,42 @@ TEST_F(BackupE2e, WithoutAHoldACompactionBreaksACopyOfTheCatalog) {
               "' AS back (READ_ONLY)");
   const std::string error = session.Error("SELECT * FROM back.t0");
   EXPECT_FALSE(error.empty());
+}
+
+// A restore into a new store of the lake's own engine: a directory, or a new
+// prefix of the etcd cluster, which an interrupted restore leaves refused
+// at ATTACH until a restore finishes it.
+TEST_F(BackupE2e, ABackupRestoresIntoANewStoreOfTheLakesEngine) {
+  test::DuckLakeSession session;
+  session.Run(AttachLake(", DATA_INLINING_ROW_LIMIT 0"));
+  Fill(session, 2);
+  session.Run("SELECT * FROM moraine_backup('lake', '" + Repository() + "')");
+  const std::string target =
+      test::kLakeOnEtcd ? test::NewLakeStore(dir_) : dir_.path("restored.moraine");
+  if (test::kLakeOnEtcd) {
+    // What an interrupted restore leaves: its marker and some records.
+    auto partial = store::OpenKvStore({.location = target});
+    store::WriteBatch batch;
+    batch.Put(store::Key::Current(store::Kind::kRestoreMarker, {}).Encode(),
+              store::FrameValue(store::Kind::kRestoreMarker, store::v1::RestoreMarkerRecord()));
+    batch.Put(store::Key::Current(store::Kind::kSchema, {77}).Encode(), "left over");
+    partial->Write(batch);
+    const std::string error =
+        session.Error("ATTACH 'ducklake:moraine:" + target + "' AS back (READ_ONLY)");
+    EXPECT_NE(error.find("unfinished restore"), std::string::npos) << error;
+  }
+  tools::RestoreStore(Repository(), std::nullopt, target);
+  session.Run("ATTACH 'ducklake:moraine:" + target + "' AS back (READ_ONLY)");
+  for (const std::string table : {"t0", "t1"}) {
+    EXPECT_EQ(session.Query("SELECT * FROM back." + table + " ORDER BY ALL"),
+              session.Query("SELECT * FROM lake." + table + " ORDER BY ALL"));
+  }
+  EXPECT_EQ(session.Query("SELECT count(*) FROM moraine_verify('back')"), (Rows{{"0"}}));
+  // A store is never written over, restored or not.
+  EXPECT_THROW(tools::RestoreStore(Repository(), std::nullopt, target),
+               store::InvalidArgumentError);
+  EXPECT_THROW(tools::RestoreStore(Repository(), std::nullopt, Store()),
+               store::InvalidArgumentError);
 }
 
 TEST_F(BackupE2e, BadInputIsATypedError) {

@@ -37,6 +37,7 @@ const std::vector<Golden> kCurrentGoldens = {
     {Kind::kMigration, {}, "0103"},
     {Kind::kNamespace, {}, "0104"},
     {Kind::kProtectedTag, {0x102030405060708ull}, "01050102030405060708"},
+    {Kind::kRestoreMarker, {}, "0106"},
     {Kind::kSnapshot, {0x102030405060708ull}, "02100102030405060708"},
     {Kind::kSchema, {0x102030405060708ull}, "03200102030405060708"},
     {Kind::kTable, {0x102030405060708ull}, "03210102030405060708"},

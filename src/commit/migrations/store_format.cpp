@@ -35,6 +35,12 @@ std::optional<uint64_t> ReadStoreFormat(const store::KvSnapshot& snapshot) {
 void RequireCurrentStoreFormat(store::KvStore& store) {
   auto snapshot = store.GetSnapshot();
   const std::string& location = store.location();
+  if (snapshot->Get(store::Key::Current(store::Kind::kRestoreMarker, {}).Encode())) {
+    throw store::UnsupportedVersionError(
+        "store '" + location +
+        "' is an unfinished restore (it was interrupted); run the same `moraine restore` "
+        "again to finish it");
+  }
   if (snapshot->Get(MigrationKey())) {
     throw store::UnsupportedVersionError("store '" + location +
                                          "' is in the middle of a format migration; " +
