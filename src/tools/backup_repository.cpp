@@ -97,6 +97,7 @@ std::string ManifestBody(const BackupManifest& manifest) {
       << "batch_count " << manifest.batch_count << "\n"
       << "keys " << manifest.keys << "\n"
       << "bytes " << manifest.bytes << "\n";
+  if (!manifest.hold.empty()) out << "hold " << manifest.hold << "\n";
   for (const BackupChunk& chunk : manifest.chunks) {
     out << "chunk " << chunk.sha256 << " " << chunk.keys << " " << chunk.bytes << "\n";
   }
@@ -225,6 +226,9 @@ BackupManifest BackupRepository::ReadManifest(uint64_t id) const {
     } else if (word == "source") {
       lines >> std::ws;
       std::getline(lines, manifest.source);
+    } else if (word == "hold") {
+      lines >> std::ws;
+      std::getline(lines, manifest.hold);
     } else if (word == "head_snapshot") {
       lines >> manifest.head_snapshot;
     } else if (word == "batch_count") {

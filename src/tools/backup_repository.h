@@ -47,6 +47,9 @@ struct BackupManifest {
   uint64_t batch_count = 0;
   uint64_t keys = 0;
   uint64_t bytes = 0;  // of all records, copied or not
+  // The protected tag holding the backup in its source (store_backup.h's
+  // BackupLake), which the backup's own records hold too; empty if none.
+  std::string hold;
   std::vector<BackupChunk> chunks;
   bool operator==(const BackupManifest&) const = default;
 };

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "commit/lake/store_records.h"
+#include "commit/tags/protected_tag.h"
 #include "commit/tags/tag_book.h"
 #include "store/error.h"
 #include "store/key.h"
@@ -87,7 +88,7 @@ int64_t NowMicros() {
 
 BackupReport BackupStore(const store::KvSnapshot& snapshot, const std::string& source,
                          const std::string& repository, const BackupProgress& progress,
-                         std::optional<uint64_t> id) {
+                         std::optional<uint64_t> id, const std::string& hold) {
   const auto head = snapshot.Get(commit::HeadKey());
   if (!head) {
     throw store::InvalidArgumentError(source +
@@ -104,6 +105,7 @@ BackupReport BackupStore(const store::KvSnapshot& snapshot, const std::string& s
   }
   manifest.created = IsoTime(NowMicros());
   manifest.source = source;
+  manifest.hold = hold;
   manifest.head_snapshot = commit::DecodeHeadSnapshotId(*head);
   manifest.batch_count = commit::DecodeHeadBatchCount(*head);
 
@@ -170,7 +172,7 @@ BackupReport BackupLake(const commit::CommitStore& store, const std::string& rep
       }
     }
     BackupReport report =
-        BackupStore(*snapshot, store.store()->location(), repository, progress, id);
+        BackupStore(*snapshot, store.store()->location(), repository, progress, id, hold);
     report.hold = hold;
     return report;
   } catch (...) {
@@ -207,6 +209,22 @@ std::vector<std::string> ReleaseBackup(const commit::CommitStore& store,
 
 namespace {
 
+// The record of the backup's own hold, ended at the backup's snapshot, if
+// `key` is that tag's; nullopt for every other record.
+std::optional<std::string> EndedHold(const BackupManifest& manifest, std::string_view key,
+                                     std::string_view value) {
+  if (manifest.hold.empty() || key.size() < 2 ||
+      key[1] != static_cast<char>(store::Kind::kProtectedTag) ||
+      key[0] != static_cast<char>(store::Subspace::kSystem)) {
+    return std::nullopt;
+  }
+  auto tag = commit::tags::DecodeProtectedTag(value);
+  if (tag.name != manifest.hold || tag.ended()) return std::nullopt;
+  tag.removed_micros = NowMicros();
+  tag.removed_at_head = manifest.head_snapshot;
+  return commit::tags::EncodeProtectedTag(tag);
+}
+
 // Writes the records of `manifest`'s chunks to `batches`, checking each
 // chunk's record count and the total; `put` takes each record.
 template <class Put>
@@ -217,7 +235,11 @@ void ReadRecords(const BackupRepository& repo, const BackupManifest& manifest, c
     const std::string bytes = repo.ReadChunk(chunk.sha256);
     const uint64_t records =
         ForEachRecord(bytes, chunk.sha256, [&](std::string_view key, std::string_view value) {
-          put(key, value);
+          if (auto ended = EndedHold(manifest, key, value)) {
+            put(key, *ended);
+          } else {
+            put(key, value);
+          }
           if (++read % kProgressEvery == 0 && progress) {
             progress(read, static_cast<uint8_t>(key.empty() ? 0 : key[0]));
           }

@@ -44,10 +44,11 @@ struct BackupReport {
 // Throws store::InvalidArgumentError for a snapshot that holds no moraine
 // catalog (no head) or a destination that is something else, and as
 // BackupRepository. Nothing but the repository is written.
-// `id`: the backup's id, which must be new (nullopt: the next).
+// `id`: the backup's id, which must be new (nullopt: the next); `hold`: the
+// tag holding it, named in its manifest (BackupLake).
 BackupReport BackupStore(const store::KvSnapshot& snapshot, const std::string& source,
                          const std::string& repository, const BackupProgress& progress = {},
-                         std::optional<uint64_t> id = std::nullopt);
+                         std::optional<uint64_t> id = std::nullopt, const std::string& hold = "");
 
 // Backs up the lake on `store`, held: first a protected tag named
 // BackupHoldName(repository, id) lands, keeping the newest snapshot and
@@ -55,7 +56,9 @@ BackupReport BackupStore(const store::KvSnapshot& snapshot, const std::string& s
 // keep them: a compaction after the backup replaces files its catalog
 // reads); then the backup reads a store snapshot taken after it, and the tag
 // moves to that snapshot. So nothing the backup reads is deleted until
-// ReleaseBackup. A backup that fails ends its hold. Throws as BackupStore
+// ReleaseBackup. A backup that fails ends its hold. The backup's records
+// hold the tag too (it landed first); a restore ends it there, so a
+// restored lake holds nothing for the backup it came from. Throws as BackupStore
 // and as commit::tags::CreateTag.
 BackupReport BackupLake(const commit::CommitStore& store, const std::string& repository,
                         const BackupProgress& progress = {});

@@ -127,6 +127,11 @@ TEST_F(BackupE2e, TheHoldKeepsWhatACompactionReplacedUntilTheBackupIsReleased) {
   session.Run("ATTACH 'ducklake:moraine:" + dir_.path("restored.moraine") +
               "' AS back (READ_ONLY)");
   EXPECT_EQ(session.Query("SELECT * FROM back.t0 ORDER BY ALL"), before);
+  // The restored lake holds nothing for the backup it came from.
+  EXPECT_TRUE(session.Query("SELECT * FROM moraine_tags('back')").empty());
+  EXPECT_EQ(
+      session.Query("SELECT name, removed IS NULL FROM moraine_tags('back', history => true)"),
+      (Rows{{tools::BackupHoldName(Repository(), 1), "false"}}));
   session.Run("DETACH back");
 
   // Released, the next cleanup deletes what only the backup read.
