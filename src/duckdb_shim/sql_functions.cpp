@@ -25,6 +25,16 @@
 namespace moraine::duckdb_shim {
 namespace {
 
+// The text argument `index` of a table function; NULL is refused, naming
+// what the function needs there.
+std::string Argument(const duckdb::TableFunctionBindInput& input, size_t index,
+                     const char* function, const char* what) {
+  if (input.inputs[index].IsNull()) {
+    throw duckdb::InvalidInputException("%s needs %s, not NULL", function, what);
+  }
+  return input.inputs[index].GetValue<std::string>();
+}
+
 struct MigrateBindData : public duckdb::TableFunctionData {
   std::string location;
 };
@@ -37,11 +47,8 @@ duckdb::unique_ptr<duckdb::FunctionData> MigrateBind(duckdb::ClientContext&,
                                                      duckdb::TableFunctionBindInput& input,
                                                      duckdb::vector<duckdb::LogicalType>& types,
                                                      duckdb::vector<EntryName>& names) {
-  if (input.inputs[0].IsNull()) {
-    throw duckdb::InvalidInputException("moraine_migrate needs a store path, not NULL");
-  }
   auto data = duckdb::make_uniq<MigrateBindData>();
-  data->location = input.inputs[0].GetValue<std::string>();
+  data->location = Argument(input, 0, "moraine_migrate", "a store path");
   types = {duckdb::LogicalType::BIGINT, duckdb::LogicalType::BIGINT};
   names = {"from_format", "to_format"};
   return data;
@@ -98,12 +105,9 @@ duckdb::unique_ptr<duckdb::FunctionData> RaiseBind(duckdb::ClientContext& contex
                                                    duckdb::TableFunctionBindInput& input,
                                                    duckdb::vector<duckdb::LogicalType>& types,
                                                    duckdb::vector<EntryName>& names) {
-  if (input.inputs[0].IsNull()) {
-    throw duckdb::InvalidInputException(
-        "moraine_raise_catalog_version needs the name of an attached lake, not NULL");
-  }
   auto data = duckdb::make_uniq<RaiseBindData>();
-  data->store = StoreOfLake(context, input.inputs[0].GetValue<std::string>());
+  data->store = StoreOfLake(
+      context, Argument(input, 0, "moraine_raise_catalog_version", "the name of an attached lake"));
   for (auto& [name, value] : input.named_parameters) {
     if (value.IsNull()) {
       throw duckdb::InvalidInputException("moraine_raise_catalog_version: %s cannot be NULL", name);
@@ -143,20 +147,15 @@ struct TagMoveBindData : public duckdb::TableFunctionData {
   commit::tags::TagRequest request;
 };
 
-std::string RequiredText(const duckdb::Value& value, const char* function, const char* what) {
-  if (value.IsNull()) throw duckdb::InvalidInputException("%s needs %s, not NULL", function, what);
-  return value.GetValue<std::string>();
-}
-
 duckdb::unique_ptr<duckdb::FunctionData> BindTagMove(duckdb::ClientContext& context,
                                                      duckdb::TableFunctionBindInput& input,
                                                      duckdb::vector<duckdb::LogicalType>& types,
                                                      duckdb::vector<EntryName>& names,
                                                      const char* function) {
   auto data = duckdb::make_uniq<TagMoveBindData>();
-  data->store = StoreOfLake(
-      context, RequiredText(input.inputs[0], function, "the name of an attached lake"), function);
-  data->request.name = RequiredText(input.inputs[1], function, "a tag name");
+  data->store =
+      StoreOfLake(context, Argument(input, 0, function, "the name of an attached lake"), function);
+  data->request.name = Argument(input, 1, function, "a tag name");
   for (auto& [name, value] : input.named_parameters) {
     if (value.IsNull()) continue;  // an absent parameter (DuckDB 2.0 passes its default)
     if (name == "snapshot") data->request.snapshot_id = value.GetValue<int64_t>();
@@ -243,9 +242,9 @@ duckdb::unique_ptr<duckdb::FunctionData> BindBackupMove(duckdb::ClientContext& c
                                                         duckdb::TableFunctionBindInput& input,
                                                         const char* function) {
   auto data = duckdb::make_uniq<BackupBindData>();
-  data->store = StoreOfLake(
-      context, RequiredText(input.inputs[0], function, "the name of an attached lake"), function);
-  data->repository = RequiredText(input.inputs[1], function, "a backup repository path");
+  data->store =
+      StoreOfLake(context, Argument(input, 0, function, "the name of an attached lake"), function);
+  data->repository = Argument(input, 1, function, "a backup repository path");
   for (auto& [name, value] : input.named_parameters) {
     if (name == "id" && !value.IsNull()) data->id = value.GetValue<uint64_t>();
   }
@@ -332,14 +331,6 @@ struct ToolBindData : public duckdb::TableFunctionData {
 struct ToolScanState : public duckdb::GlobalTableFunctionState {
   size_t next = 0;
 };
-
-std::string Argument(const duckdb::TableFunctionBindInput& input, size_t index,
-                     const char* function, const char* what) {
-  if (input.inputs[index].IsNull()) {
-    throw duckdb::InvalidInputException("%s needs %s, not NULL", function, what);
-  }
-  return input.inputs[index].GetValue<std::string>();
-}
 
 // Binds a tool: `produce` makes its table from the lake's store snapshot.
 template <class Produce>

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 
 #include "commit/lake/store_records.h"
@@ -18,6 +17,7 @@
 #include "store/write_batch.h"
 #include "tools/iso_time.h"
 #include "util/big_endian.h"
+#include "util/wall_clock.h"
 
 namespace moraine::tools {
 namespace {
@@ -78,12 +78,6 @@ uint64_t ForEachRecord(std::string_view chunk, const std::string& name, const Vi
   return records;
 }
 
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 BackupReport BackupStore(const store::KvSnapshot& snapshot, const std::string& source,
@@ -103,7 +97,7 @@ BackupReport BackupStore(const store::KvSnapshot& snapshot, const std::string& s
     throw store::ConstraintError("backup " + std::to_string(manifest.id) + " already exists in " +
                                  repository);
   }
-  manifest.created = IsoTime(NowMicros());
+  manifest.created = IsoTime(util::NowMicros());
   manifest.source = source;
   manifest.hold = hold;
   manifest.head_snapshot = commit::DecodeHeadSnapshotId(*head);
@@ -159,12 +153,13 @@ BackupReport BackupLake(const commit::CommitStore& store, const std::string& rep
   const auto ids = repo.BackupIds();
   const uint64_t id = ids.empty() ? 1 : ids.back() + 1;
   const std::string hold = BackupHoldName(repository, id);
-  commit::tags::CreateTag(store, {hold, std::nullopt, std::nullopt, /*hold_files=*/true});
+  const auto held =
+      commit::tags::CreateTag(store, {hold, std::nullopt, std::nullopt, /*hold_files=*/true});
   try {
     const auto snapshot = store.store()->GetSnapshot();
     const auto head = snapshot->Get(commit::HeadKey());
     const int64_t at = head ? commit::DecodeHeadSnapshotId(*head) : -1;
-    if (commit::tags::TaggedSnapshot(store, hold) != at) {
+    if (held.snapshot_id != at) {
       try {
         commit::tags::MoveTag(store, hold, at);
       } catch (const store::NotFoundError&) {
@@ -218,11 +213,9 @@ std::optional<std::string> EndedHold(const BackupManifest& manifest, std::string
       key[0] != static_cast<char>(store::Subspace::kSystem)) {
     return std::nullopt;
   }
-  auto tag = commit::tags::DecodeProtectedTag(value);
+  const auto tag = commit::tags::DecodeProtectedTag(value);
   if (tag.name != manifest.hold || tag.ended()) return std::nullopt;
-  tag.removed_micros = NowMicros();
-  tag.removed_at_head = manifest.head_snapshot;
-  return commit::tags::EncodeProtectedTag(tag);
+  return commit::tags::EncodeProtectedTag(tag.EndedAt(manifest.head_snapshot));
 }
 
 // Writes the records of `manifest`'s chunks to `batches`, checking each

@@ -3,10 +3,18 @@
 #include "store/key.h"
 #include "store/records.pb.h"
 #include "store/value_frame.h"
+#include "util/wall_clock.h"
 
 namespace moraine::commit::tags {
 
 using store::Kind;
+
+ProtectedTag ProtectedTag::EndedAt(int64_t head) const {
+  ProtectedTag ended = *this;
+  ended.removed_micros = util::NowMicros();
+  ended.removed_at_head = head;
+  return ended;
+}
 
 std::string ProtectedTagKey(uint64_t tag_id) {
   return store::Key::Current(Kind::kProtectedTag, {tag_id}).Encode();

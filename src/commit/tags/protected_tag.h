@@ -34,6 +34,8 @@ struct ProtectedTag {
   std::optional<uint64_t> holds_files_after_batch;
 
   bool ended() const { return removed_micros.has_value(); }
+  // This tag ended now, with the lake's newest snapshot `head`.
+  ProtectedTag EndedAt(int64_t head) const;
   bool operator==(const ProtectedTag&) const = default;
 };
 

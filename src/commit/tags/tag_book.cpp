@@ -1,11 +1,11 @@
 #include "commit/tags/tag_book.h"
 
 #include <algorithm>
-#include <chrono>
-#include <thread>
 
+#include "commit/lake/conflict_backoff.h"
 #include "commit/rows/row_transaction.h"
 #include "store/error.h"
+#include "util/wall_clock.h"
 
 namespace moraine::commit::tags {
 namespace {
@@ -14,12 +14,6 @@ namespace {
 // a read of the tags and the head and one small batch: losing this many times
 // in a row means the lake is committing faster than a tag can be read.
 constexpr int kAttempts = 64;
-
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 const ProtectedTag* FindUnended(const std::vector<ProtectedTag>& tags, std::string_view name) {
   for (const ProtectedTag& tag : tags) {
@@ -42,7 +36,7 @@ ProtectedTag CommitMove(const CommitStore& store, const Move& move) {
       return written;
     } catch (const store::ConflictError&) {
       if (attempt == kAttempts) throw;
-      std::this_thread::sleep_for(std::chrono::microseconds(100 * std::min(attempt, 20)));
+      BackOffAfterConflict(attempt);
     }
   }
 }
@@ -82,7 +76,7 @@ ProtectedTag CreateTag(const CommitStore& store, const TagRequest& request) {
     tag.tag_id = tags.empty() ? 1 : tags.back().tag_id + 1;
     tag.name = request.name;
     tag.snapshot_id = snapshot;
-    tag.created_micros = NowMicros();
+    tag.created_micros = util::NowMicros();
     tag.author = request.author;
     tag.created_at_head = head;
     if (request.hold_files) tag.holds_files_after_batch = rows.BaseBatchCount();
@@ -102,9 +96,7 @@ ProtectedTag MoveTag(const CommitStore& store, std::string_view name, int64_t sn
                                  " does not exist in this lake, so the tag " + Quoted(name) +
                                  " cannot move to it");
     }
-    ProtectedTag ended = *held;
-    ended.removed_micros = NowMicros();
-    ended.removed_at_head = head;
+    const ProtectedTag ended = held->EndedAt(head);
     rows.StageProtectedTag(ended);
     ProtectedTag moved = *held;
     moved.tag_id = tags.back().tag_id + 1;
@@ -122,9 +114,7 @@ ProtectedTag RemoveTag(const CommitStore& store, std::string_view name) {
     const auto tags = rows.ProtectedTags();
     const ProtectedTag* held = FindUnended(tags, name);
     if (!held) throw store::NotFoundError("no tag " + Quoted(name) + " exists in this lake");
-    ProtectedTag ended = *held;
-    ended.removed_micros = NowMicros();
-    ended.removed_at_head = head;
+    const ProtectedTag ended = held->EndedAt(head);
     rows.StageProtectedTag(ended);
     return ended;
   });

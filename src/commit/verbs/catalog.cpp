@@ -1,35 +1,17 @@
 #include "commit/verbs/catalog.h"
 
 #include <algorithm>
-#include <chrono>
-#include <random>
-#include <thread>
 
+#include "commit/lake/conflict_backoff.h"
 #include "commit/lake/genesis.h"
 #include "commit/lake/store_records.h"
 #include "commit/migrations/store_format.h"
 #include "commit/verbs/catalog_state_rows.h"
 #include "store/error.h"
+#include "util/wall_clock.h"
 
 namespace moraine::commit {
 namespace {
-
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// A writer that keeps losing races to faster ones must eventually win: wait a
-// randomized, exponentially growing while (10 us doubling, capped at 2 ms)
-// before re-running the closure, so contenders spread out instead of colliding
-// in lockstep.
-void BackOff(int retries) {
-  thread_local std::mt19937 generator{std::random_device{}()};
-  const int64_t ceiling_us = std::min<int64_t>(2000, int64_t{10} << std::min(retries, 8));
-  std::uniform_int_distribution<int64_t> wait_us(ceiling_us / 2, ceiling_us);
-  std::this_thread::sleep_for(std::chrono::microseconds(wait_us(generator)));
-}
 
 constexpr int kRetriesBeforeRunningAlone = 3;
 
@@ -64,7 +46,7 @@ void Catalog::CreateGenesisIfNew() {
   auto rows = BeginRowTransaction(store_);
   const std::string data_path =
       options_.data_path.empty() ? store_->location() + ".files/" : options_.data_path;
-  StageGenesis(*rows, data_path, NowMicros());
+  StageGenesis(*rows, data_path, util::NowMicros());
   try {
     rows->Commit();
   } catch (const store::ConflictError&) {
@@ -126,7 +108,7 @@ CommitResult Catalog::Commit(const std::function<void(Transaction&)>& body) {
       result.snapshot_id = base->snapshot_id();
       return result;
     }
-    txn.StageSnapshot(NowMicros());
+    txn.StageSnapshot(util::NowMicros());
     {
       if (!alone.owns_lock()) among_others.lock();
       std::lock_guard lock(head_mutex_);
@@ -147,7 +129,7 @@ CommitResult Catalog::Commit(const std::function<void(Transaction&)>& body) {
       throw store::ConflictError("commit gave up after " + std::to_string(result.retries) +
                                  " lost races; retry the transaction");
     }
-    BackOff(result.retries);
+    BackOffAfterConflict(result.retries);
   }
 }
 
