@@ -15,6 +15,8 @@
 #                   DuckLake on PostgreSQL (a few minutes)
 #   make bench-backup  only the backup benchmark: moraine_backup of 100,000 snapshots and
 #                   10,000 files, full and incremental (about 20 minutes, mostly building)
+#   make bench-rollback  only the rollback benchmark: moraine_rollback at 10,000 tables
+#                   against a one-row commit (a few minutes, mostly building)
 #   make fuzz       set up, build, and run each fuzz target for FUZZ_SECONDS (default 600)
 #   make test-sanitize  build with ASan and UBSan in build-sanitize and run every tier
 #                   that runs moraine in its own processes (MORAINE_DUCKLAKE_GIT adds
@@ -45,7 +47,7 @@ SCHEMA_RENAMES ?= 3000
 
 STOCK_DUCKDB ?= $(CURDIR)/.cache/deps/venv/bin/duckdb
 
-.PHONY: setup configure build extension run test test-sanitize test-tsan bench bench-stock bench-connections bench-schema bench-scale bench-writers bench-backup fuzz format clean
+.PHONY: setup configure build extension run test test-sanitize test-tsan bench bench-stock bench-connections bench-schema bench-scale bench-writers bench-backup bench-rollback fuzz format clean
 
 setup:
 	@scripts/setup.sh
@@ -76,6 +78,7 @@ bench: build
 	@$(MAKE) --no-print-directory bench-connections
 	@$(MAKE) --no-print-directory bench-schema
 	@$(MAKE) --no-print-directory bench-backup
+	@$(MAKE) --no-print-directory bench-rollback
 
 # DuckLake commits in the stock DuckDB Python package with the self-contained
 # extension: moraine (native manager on and off) and the stock DuckDB-file
@@ -107,6 +110,9 @@ bench-schema: extension
 # same lake (issue #34; sizes from MORAINE_BENCH_BACKUP_*; about 20 minutes).
 bench-backup: extension
 	@.cache/deps/venv/bin/python bench/backup_bench.py $(BUILD_DIR)/repository
+
+bench-rollback: extension
+	@.cache/deps/venv/bin/python bench/rollback_bench.py $(BUILD_DIR)/repository
 
 # ATTACH plus one query in a fresh single-threaded process on lakes of many
 # inlined rows (before and after a delete and an update), many Parquet files

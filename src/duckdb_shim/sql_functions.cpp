@@ -10,8 +10,10 @@
 #include "duckdb/main/database_manager.hpp"
 #include "duckdb/main/extension/extension_loader.hpp"
 #include "duckdb_shim/duckdb_release.h"
+#include "duckdb_shim/lake_function_args.h"
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
+#include "duckdb_shim/revert_functions.h"
 #include "duckdb_shim/tool_values.h"
 #include "store/error.h"
 #include "tools/column_lineage.h"
@@ -25,22 +27,8 @@
 namespace moraine::duckdb_shim {
 namespace {
 
-// The text argument `index` of a table function; NULL is refused, naming
-// what the function needs there.
-std::string Argument(const duckdb::TableFunctionBindInput& input, size_t index,
-                     const char* function, const char* what) {
-  if (input.inputs[index].IsNull()) {
-    throw duckdb::InvalidInputException("%s needs %s, not NULL", function, what);
-  }
-  return input.inputs[index].GetValue<std::string>();
-}
-
 struct MigrateBindData : public duckdb::TableFunctionData {
   std::string location;
-};
-
-struct RunOnceState : public duckdb::GlobalTableFunctionState {
-  bool done = false;
 };
 
 duckdb::unique_ptr<duckdb::FunctionData> MigrateBind(duckdb::ClientContext&,
@@ -52,11 +40,6 @@ duckdb::unique_ptr<duckdb::FunctionData> MigrateBind(duckdb::ClientContext&,
   types = {duckdb::LogicalType::BIGINT, duckdb::LogicalType::BIGINT};
   names = {"from_format", "to_format"};
   return data;
-}
-
-duckdb::unique_ptr<duckdb::GlobalTableFunctionState> InitRunOnce(duckdb::ClientContext&,
-                                                                 duckdb::TableFunctionInitInput&) {
-  return duckdb::make_uniq<RunOnceState>();
 }
 
 // The migration runs when the function executes, never at bind time, so a
@@ -82,32 +65,14 @@ struct RaiseBindData : public duckdb::TableFunctionData {
   commit::RaiseOptions options;
 };
 
-// The store behind an attached catalog name: a moraine catalog itself, or a
-// DuckLake lake whose metadata catalog (DuckLake names it
-// __ducklake_metadata_<lake>) is one.
-std::shared_ptr<commit::CatalogCachingStore> StoreOfLake(
-    duckdb::ClientContext& context, const std::string& name,
-    const char* function = "moraine_raise_catalog_version") {
-  auto& databases = duckdb::DatabaseManager::Get(context);
-  for (const std::string& candidate : {name, "__ducklake_metadata_" + name}) {
-    auto database = databases.GetDatabase(context, AsName(candidate));
-    if (database && database->GetCatalog().GetCatalogType() == "moraine") {
-      return database->GetCatalog().Cast<MoraineCatalog>().store();
-    }
-  }
-  throw duckdb::InvalidInputException(
-      "%s: '%s' is not an attached lake on moraine (attach it with "
-      "ATTACH 'ducklake:moraine:<path>' AS %s, or ATTACH '<path>' AS %s (TYPE moraine))",
-      function, name, name, name);
-}
-
 duckdb::unique_ptr<duckdb::FunctionData> RaiseBind(duckdb::ClientContext& context,
                                                    duckdb::TableFunctionBindInput& input,
                                                    duckdb::vector<duckdb::LogicalType>& types,
                                                    duckdb::vector<EntryName>& names) {
   auto data = duckdb::make_uniq<RaiseBindData>();
   data->store = StoreOfLake(
-      context, Argument(input, 0, "moraine_raise_catalog_version", "the name of an attached lake"));
+      context, Argument(input, 0, "moraine_raise_catalog_version", "the name of an attached lake"),
+      "moraine_raise_catalog_version");
   for (auto& [name, value] : input.named_parameters) {
     if (value.IsNull()) {
       throw duckdb::InvalidInputException("moraine_raise_catalog_version: %s cannot be NULL", name);
@@ -494,6 +459,7 @@ void RegisterSqlFunctions(duckdb::DatabaseInstance& database) {
                                       duckdb::LogicalType::BIGINT, TagSnapshot);
   tag_snapshot.SetStability(duckdb::FunctionStability::CONSISTENT_WITHIN_QUERY);
   loader.RegisterFunction(tag_snapshot);
+  RegisterRevertFunctions(loader);
 }
 
 }  // namespace moraine::duckdb_shim

@@ -24,6 +24,7 @@ namespace moraine::duckdb_shim {
 // Backups (tools/store_backup.h): moraine_backup(<lake>, <repository>) ->
 // (backup_id, snapshot_id, keys, bytes, bytes_copied, hold), held until
 // moraine_release_backup(<lake>, <repository>, id => BIGINT) -> (released).
+// Reverts (duckdb_shim/revert_functions.h): moraine_rollback and moraine_undrop.
 // The store tools (src/tools) on an attached lake, read-only:
 //   moraine_column_lineage(<lake>, <table>, <column or dotted nested path>)
 //   moraine_schema(<lake>, <table>, at => BIGINT), moraine_log(<lake>),

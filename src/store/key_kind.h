@@ -41,6 +41,7 @@ enum class Kind : uint8_t {
   kNamespace = 0x04,
   kProtectedTag = 0x05,   // (tag_id): moraine's protected tags, never DuckLake rows
   kRestoreMarker = 0x06,  // present only while a restore into an etcd prefix runs
+  kRevertMark = 0x07,     // (snapshot_id): a snapshot moraine_rollback or moraine_undrop made
 
   // snapshot subspace.
   kSnapshot = 0x10,  // (snapshot_id)
@@ -110,13 +111,14 @@ struct KindInfo {
   bool versioned;     // ended versions move to history (arity + 1 there)
 };
 
-inline constexpr std::array<KindInfo, 43> kKindTable = {{
+inline constexpr std::array<KindInfo, 44> kKindTable = {{
     {Kind::kFormat, "format", Subspace::kSystem, 0, false, false},
     {Kind::kHead, "head", Subspace::kSystem, 0, false, false},
     {Kind::kMigration, "migration", Subspace::kSystem, 0, false, false},
     {Kind::kNamespace, "namespace", Subspace::kSystem, 0, false, false},
     {Kind::kProtectedTag, "protected_tag", Subspace::kSystem, 1, false, false},
     {Kind::kRestoreMarker, "restore_marker", Subspace::kSystem, 0, false, false},
+    {Kind::kRevertMark, "revert_mark", Subspace::kSystem, 1, false, false},
     {Kind::kSnapshot, "snapshot", Subspace::kSnapshot, 1, false, false},
     {Kind::kSchema, "schema", Subspace::kCurrent, 1, false, true},
     {Kind::kTable, "table", Subspace::kCurrent, 1, true, true},

@@ -19,6 +19,8 @@ const google::protobuf::Message& RecordPrototype(Kind kind) {
       return v1::ProtectedTagRecord::default_instance();
     case Kind::kRestoreMarker:
       return v1::RestoreMarkerRecord::default_instance();
+    case Kind::kRevertMark:
+      return v1::RevertMarkRecord::default_instance();
     case Kind::kSnapshot:
       return v1::SnapshotRecord::default_instance();
     case Kind::kSchema:

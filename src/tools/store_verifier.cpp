@@ -193,6 +193,15 @@ class Verifier {
         tags_.emplace_back(key.ToString(), tag);
         break;
       }
+      case Kind::kRevertMark: {
+        const auto& mark = static_cast<const store::v1::RevertMarkRecord&>(*record);
+        if (mark.snapshot_id() != static_cast<int64_t>(c[0])) {
+          Report("key-record", key.ToString(),
+                 "the revert mark names snapshot " + std::to_string(mark.snapshot_id()));
+        }
+        revert_snapshots_.insert(mark.snapshot_id());
+        break;
+      }
       case Kind::kSnapshot:
         snapshots_[static_cast<int64_t>(c[0])] =
             static_cast<const catalog::SnapshotRecord&>(*record);
@@ -476,7 +485,8 @@ class Verifier {
 
   // Versions of one identity never overlap, and an identity that ended never
   // comes back at a snapshot the store holds (a gap no snapshot sees is what
-  // expiry leaves when it deletes a middle version).
+  // expiry leaves when it deletes a middle version), but at a snapshot a
+  // revert made (commit/revert/revert_mark.h), which brings ids back on purpose.
   void CheckLifetimes() {
     for (auto& [identity, versions] : lifetimes_) {
       std::sort(versions.begin(), versions.end(),
@@ -489,7 +499,8 @@ class Verifier {
                  IdentityText(identity) + " is live twice: [" + std::to_string(before.begin) +
                      ", " + End(before.end) + ") and [" + std::to_string(after.begin) + ", " +
                      End(after.end) + ")");
-        } else if (auto gap = FirstSnapshotIn(*before.end, after.begin)) {
+        } else if (auto gap = FirstSnapshotIn(*before.end, after.begin);
+                   gap && !revert_snapshots_.count(after.begin)) {
           const bool column = identity.first == Kind::kColumn;
           Report(column ? "field-id-reused" : "id-reused", after.key,
                  (column ? "field id " + std::to_string(identity.second[1]) + " of table " +
@@ -811,6 +822,7 @@ class Verifier {
   std::optional<catalog::HeadRecord> head_;
   std::optional<store::v1::FormatRecord> format_;
   std::vector<std::pair<std::string, store::v1::ProtectedTagRecord>> tags_;  // by key
+  std::set<int64_t> revert_snapshots_;  // the snapshots revert marks name
   std::optional<catalog::OptionRecord> global_options_;
   std::map<int64_t, catalog::SnapshotRecord> snapshots_;
   std::vector<std::unique_ptr<Version>> versions_;

@@ -231,6 +231,17 @@ const std::map<std::string, CrashWorkload>& CrashWorkloads() {
        {.setup = {kTable, kParquetRows, "DELETE FROM lake.t", kParquetRows},
         .statements = {"CALL ducklake_expire_snapshots('lake', older_than => now())",
                        "CALL ducklake_cleanup_old_files('lake', cleanup_all => true)"}}},
+      // Snapshot 2 holds the first rows; the rollback brings back their file
+      // (ended by the DELETE) under a new id, ends the later one, and drops
+      // the added column.
+      {"rollback",
+       {.setup = {kTable, kParquetRows, "DELETE FROM lake.t WHERE i < 100", kParquetRows,
+                  "ALTER TABLE lake.t ADD COLUMN z INTEGER DEFAULT 7",
+                  "INSERT INTO lake.t VALUES (1, 'a', 1)"},
+        .statements = {"CALL moraine_rollback('lake', to_snapshot => 2)"}}},
+      {"undrop",
+       {.setup = {kTable, kParquetRows, "INSERT INTO lake.t VALUES (1, 'a')", "DROP TABLE lake.t"},
+        .statements = {"CALL moraine_undrop('lake', 't')"}}},
       {"catalog_version_raise",
        {.setup = {kTable, "INSERT INTO lake.t VALUES (1, 'a')"},
         .statements = {"SELECT * FROM moraine_raise_catalog_version('lake', confirm => true)"}}},

@@ -38,6 +38,7 @@ const std::vector<Golden> kCurrentGoldens = {
     {Kind::kNamespace, {}, "0104"},
     {Kind::kProtectedTag, {0x102030405060708ull}, "01050102030405060708"},
     {Kind::kRestoreMarker, {}, "0106"},
+    {Kind::kRevertMark, {0x102030405060708ull}, "01070102030405060708"},
     {Kind::kSnapshot, {0x102030405060708ull}, "02100102030405060708"},
     {Kind::kSchema, {0x102030405060708ull}, "03200102030405060708"},
     {Kind::kTable, {0x102030405060708ull}, "03210102030405060708"},

@@ -257,6 +257,7 @@ class StoreRowTransaction final : public RowTransaction {
     RowStorage& storage = StorageOf(table);
     RequireUnreservedOption(table, row);
     RequireHeadNotTaken();
+    if (ScheduledPathStillRead(table, row)) return;
     storage.Insert(row);
     Logged(RowWrite::Kind::kInsert, table, nullptr, &row);
   }
@@ -561,6 +562,25 @@ class StoreRowTransaction final : public RowTransaction {
     return ids;
   }
 
+  std::vector<revert::RevertMark> RevertMarks() override {
+    std::vector<revert::RevertMark> found;
+    view_.Scan(revert::RevertMarkRange(), [&](std::string_view, std::string_view value) {
+      found.push_back(revert::DecodeRevertMark(value));
+    });
+    return found;
+  }
+
+  void StageRevertMark(const revert::RevertMark& mark) override {
+    RequireOpen();
+    if (!FixedTablesExist()) {
+      throw store::InvalidArgumentError(
+          "the store holds no DuckLake catalog yet, so it has nothing to revert");
+    }
+    view_.Put(revert::RevertMarkKey(mark.snapshot_id), revert::EncodeRevertMark(mark));
+    same_path_files_.reset();
+    replayable_ = false;
+  }
+
   void StageProtectedTag(const tags::ProtectedTag& tag) override {
     RequireOpen();
     if (!FixedTablesExist()) {
@@ -590,6 +610,72 @@ class StoreRowTransaction final : public RowTransaction {
                                  " is protected by the tag '" + tagged->second +
                                  "' and cannot be expired; nothing was expired. Remove the tag "
                                  "with moraine_untag first if it is no longer needed");
+  }
+
+  // Whether `row`, about to be inserted into `table`, schedules for deletion
+  // a file whose path another row this transaction sees still reads: a
+  // revert gave the path a second id (revert_mark.h), and every id linked to
+  // this one, through any number of reverts in either direction, shares it.
+  // Lakes never reverted read one empty range, once per transaction.
+  bool ScheduledPathStillRead(std::string_view table, const Row& row) {
+    if (table != "ducklake_files_scheduled_for_deletion") return false;
+    if (!same_path_files_) {
+      same_path_files_.emplace();
+      for (const auto& mark : RevertMarks()) {
+        for (const auto& file : mark.revived_files) {
+          same_path_files_->emplace(file.old_file_id, file);
+          revert::RevivedFile back = file;
+          std::swap(back.old_file_id, back.new_file_id);
+          same_path_files_->emplace(file.new_file_id, back);
+        }
+      }
+    }
+    if (same_path_files_->empty()) return false;
+    const auto scheduled = IntCellNamed(table, row, "data_file_id", shape_);
+    if (!scheduled) return false;
+    std::set<int64_t> seen{*scheduled};
+    std::vector<int64_t> pending{*scheduled};
+    while (!pending.empty()) {
+      const int64_t id = pending.back();
+      pending.pop_back();
+      const auto [first, last] = same_path_files_->equal_range(id);
+      for (auto link = first; link != last; ++link) {
+        const revert::RevivedFile& file = link->second;
+        if (!seen.insert(file.new_file_id).second) continue;
+        if (FileRowExists(file.delete_file ? "ducklake_delete_file" : "ducklake_data_file",
+                          file.table_id, file.new_file_id)) {
+          return true;
+        }
+        pending.push_back(file.new_file_id);
+      }
+    }
+    return false;
+  }
+
+  // Whether this transaction sees a row of file table `table` (data or
+  // delete files, keyed by table_id then file id) with that table and id.
+  bool FileRowExists(std::string_view table, int64_t table_id, int64_t file_id) {
+    const std::string_view id_column =
+        table == "ducklake_data_file" ? "data_file_id" : "delete_file_id";
+    const auto spec = FindTable(table);
+    size_t table_at = 0, id_at = 0;
+    for (size_t i = 0; i < spec->columns.size(); ++i) {
+      if (spec->columns[i].name == "table_id") table_at = i;
+      if (spec->columns[i].name == id_column) id_at = i;
+    }
+    bool found = false;
+    ScanProjected(
+        table,
+        {{ColumnBound{.column = table_at, .lower = table_id, .upper = table_id},
+          ColumnBound{.column = id_at, .lower = file_id, .upper = file_id}},
+         std::vector<size_t>{table_at, id_at},
+         false},
+        [&](RowHandle, const Row& candidate) {
+          if (candidate[table_at] == Cell{table_id} && candidate[id_at] == Cell{file_id}) {
+            found = true;
+          }
+        });
+    return found;
   }
 
   // Hands the row a scan found to `visit`, with a handle if the scan asked for them.
@@ -700,6 +786,10 @@ class StoreRowTransaction final : public RowTransaction {
   // Snapshot id -> name of an unended tag holding it, read at the first
   // snapshot row deleted and dropped when a tag is staged.
   std::optional<std::multimap<int64_t, std::string>> tagged_snapshots_;
+  // File id -> each file a revert linked it to (both ways: old to new, new
+  // to old), which reads the same path; read at the first scheduled deletion
+  // and dropped when a mark is staged.
+  std::optional<std::multimap<int64_t, revert::RevivedFile>> same_path_files_;
   bool finished_ = false;
   bool rebase_allowed_ = false;
   bool turn_held_by_caller_ = false;  // CommitTurnHeldByCaller

@@ -33,6 +33,7 @@
 #include "catalog/catalog_version.h"
 #include "catalog/row.h"
 #include "commit/lake/commit_store.h"
+#include "commit/revert/revert_mark.h"
 #include "commit/rows/inlined_row_batch.h"
 #include "commit/tags/protected_tag.h"
 #include "store/kv_store.h"
@@ -170,6 +171,10 @@ class RowTransaction {
                              const std::function<void(RowHandle, const Row&)>& visit) = 0;
   // Throws store::ConstraintError for a duplicate primary key (or duplicate
   // identity), store::InvalidArgumentError for a row of the wrong shape.
+  // A ducklake_files_scheduled_for_deletion row is not written while a file
+  // row a revert linked to its id (revert_mark.h: the same path under another
+  // id, through any number of reverts) remains: the path is still read, and
+  // DuckLake's expiry of the other row must not schedule it.
   virtual void Insert(std::string_view table, const Row& row) = 0;
   // Replaces the row `handle` (from a Scan of this transaction) with `row`.
   virtual void Update(std::string_view table, RowHandle handle, const Row& row) = 0;
@@ -256,6 +261,14 @@ class RowTransaction {
   // transaction sees that a commit after batch `batch` wrote (a row's write
   // ordinal names its commit), in id order.
   virtual std::vector<int64_t> FilesScheduledAfterBatch(uint64_t batch) = 0;
+
+  // --- Reverts (commit/revert/revert_mark.h) ---
+  // Every revert mark this transaction sees, staged ones included, in
+  // snapshot order. Throws store::CorruptionError for a damaged mark.
+  virtual std::vector<revert::RevertMark> RevertMarks() = 0;
+  // Stages `mark` under its snapshot id; it lands with Commit. Throws
+  // store::InvalidArgumentError for a store that holds no catalog yet.
+  virtual void StageRevertMark(const revert::RevertMark& mark) = 0;
 
   // Lands every staged write as one batch. Throws store::ConflictError (the
   // message contains "conflict") if another commit moved the head since this

@@ -1,0 +1,47 @@
+// The reverts a user asks for (catalog_revert.h), each one commit of its own
+// on the store, outside any DuckLake transaction: DuckLake sees an ordinary
+// new snapshot at its next read. Like any commit a revert races on the head;
+// a race it lost (a writer landed meanwhile) is planned again on the new head,
+// so what lands is always exactly the catalog asked for.
+//
+// Thread-safety: functions that share only `store` (thread-safe).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "commit/lake/commit_store.h"
+#include "commit/revert/catalog_revert.h"
+
+namespace moraine::commit::revert {
+
+// Which of `paths` no longer exist (a file a revert would bring back that
+// cleanup or a hand deleted). The caller knows the file system; the catalog
+// does not.
+using MissingFiles = std::function<std::vector<std::string>(const std::vector<std::string>& paths)>;
+
+// Commits one snapshot whose catalog equals snapshot `as_of`'s (moraine_rollback).
+// Returns what it staged; nothing is committed when the head already equals
+// `as_of` (outcome.staged false). Throws, writing nothing:
+//  - store::NotFoundError for a snapshot the lake does not hold, or when a
+//    file it would bring back is missing (the message names them);
+//  - store::InvalidArgumentError for a store without a catalog;
+//  - store::ConflictError if it lost its race to other commits every time.
+RevertOutcome RollBackLake(const CommitStore& store, int64_t as_of,
+                           const MissingFiles& missing_files);
+
+// Commits one snapshot in which the dropped table `schema`.`table` is back as
+// it was just before its (latest) drop, with its ids, columns, files and
+// inlined rows (moraine_undrop). Throws, writing nothing:
+//  - store::NotFoundError for a schema that does not exist at the head, no
+//    dropped table of that name whose versions are still held (expiry
+//    removes a dropped table's rows), or a missing file (named);
+//  - store::ConstraintError when a table or view of that name exists;
+//  - store::ConflictError as RollBackLake.
+RevertOutcome UndropTable(const CommitStore& store, std::string_view schema, std::string_view table,
+                          const MissingFiles& missing_files);
+
+}  // namespace moraine::commit::revert

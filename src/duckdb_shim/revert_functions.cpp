@@ -1,0 +1,120 @@
+#include "duckdb_shim/revert_functions.h"
+
+#include "commit/revert/lake_revert.h"
+#include "duckdb/common/file_system.hpp"
+#include "duckdb/common/string_util.hpp"
+#include "duckdb_shim/duckdb_release.h"
+#include "duckdb_shim/error_translation.h"
+#include "duckdb_shim/lake_function_args.h"
+#include "store/error.h"
+
+namespace moraine::duckdb_shim {
+namespace {
+
+struct RevertBindData : public duckdb::TableFunctionData {
+  std::shared_ptr<commit::CatalogCachingStore> store;
+  std::optional<int64_t> to_snapshot;  // moraine_rollback
+  std::string schema;                  // moraine_undrop
+  std::string table;
+};
+
+void DeclareOutcome(duckdb::vector<duckdb::LogicalType>& types, duckdb::vector<EntryName>& names) {
+  types = {duckdb::LogicalType::BIGINT, duckdb::LogicalType::BIGINT, duckdb::LogicalType::BIGINT};
+  names = {"snapshot_id", "ended_versions", "revived_versions"};
+}
+
+duckdb::unique_ptr<duckdb::FunctionData> RollbackBind(duckdb::ClientContext& context,
+                                                      duckdb::TableFunctionBindInput& input,
+                                                      duckdb::vector<duckdb::LogicalType>& types,
+                                                      duckdb::vector<EntryName>& names) {
+  constexpr const char* kFunction = "moraine_rollback";
+  auto data = duckdb::make_uniq<RevertBindData>();
+  data->store = StoreOfLake(context, Argument(input, 0, kFunction, "the name of an attached lake"),
+                            kFunction);
+  for (auto& [name, value] : input.named_parameters) {
+    if (name == "to_snapshot" && !value.IsNull()) data->to_snapshot = value.GetValue<int64_t>();
+  }
+  if (!data->to_snapshot) {
+    throw duckdb::InvalidInputException("%s needs to_snapshot => the snapshot to roll back to",
+                                        kFunction);
+  }
+  DeclareOutcome(types, names);
+  return data;
+}
+
+duckdb::unique_ptr<duckdb::FunctionData> UndropBind(duckdb::ClientContext& context,
+                                                    duckdb::TableFunctionBindInput& input,
+                                                    duckdb::vector<duckdb::LogicalType>& types,
+                                                    duckdb::vector<EntryName>& names) {
+  constexpr const char* kFunction = "moraine_undrop";
+  auto data = duckdb::make_uniq<RevertBindData>();
+  data->store = StoreOfLake(context, Argument(input, 0, kFunction, "the name of an attached lake"),
+                            kFunction);
+  const std::string name = Argument(input, 1, kFunction, "the table to undrop, as 'schema.table'");
+  const auto parts = duckdb::StringUtil::SplitWithQuote(name, '.');
+  if (parts.empty() || parts.size() > 2) {
+    throw duckdb::InvalidInputException(
+        "%s takes the table as 'schema.table' or 'table' (in main), not '%s'", kFunction, name);
+  }
+  data->schema = parts.size() == 2 ? parts[0] : "main";
+  data->table = parts.back();
+  DeclareOutcome(types, names);
+  return data;
+}
+
+// The paths among `paths` DuckDB's file system no longer finds.
+commit::revert::MissingFiles MissingOn(duckdb::ClientContext& context) {
+  return [&context](const std::vector<std::string>& paths) {
+    auto& files = duckdb::FileSystem::GetFileSystem(context);
+    std::vector<std::string> missing;
+    for (const auto& path : paths) {
+      if (!files.FileExists(path)) missing.push_back(path);
+    }
+    return missing;
+  };
+}
+
+template <class Revert>
+void RunRevert(duckdb::TableFunctionInput& input, duckdb::DataChunk& output, const Revert& revert) {
+  auto& state = input.global_state->Cast<RunOnceState>();
+  if (state.done) return;
+  state.done = true;
+  const auto& data = input.bind_data->Cast<RevertBindData>();
+  commit::revert::RevertOutcome outcome;
+  try {
+    outcome = revert(data);
+  } catch (const store::Error& error) {
+    ThrowAsDuckDB(error);
+  }
+  SetRowCount(output, 1);
+  output.data[0].SetValue(0, duckdb::Value::BIGINT(outcome.snapshot_id));
+  output.data[1].SetValue(0, duckdb::Value::BIGINT(outcome.ended_versions));
+  output.data[2].SetValue(0, duckdb::Value::BIGINT(outcome.revived_versions));
+}
+
+void Rollback(duckdb::ClientContext& context, duckdb::TableFunctionInput& input,
+              duckdb::DataChunk& output) {
+  RunRevert(input, output, [&](const RevertBindData& data) {
+    return commit::revert::RollBackLake(data.store, *data.to_snapshot, MissingOn(context));
+  });
+}
+
+void Undrop(duckdb::ClientContext& context, duckdb::TableFunctionInput& input,
+            duckdb::DataChunk& output) {
+  RunRevert(input, output, [&](const RevertBindData& data) {
+    return commit::revert::UndropTable(data.store, data.schema, data.table, MissingOn(context));
+  });
+}
+
+}  // namespace
+
+void RegisterRevertFunctions(duckdb::ExtensionLoader& loader) {
+  const auto text = duckdb::LogicalType::VARCHAR;
+  duckdb::TableFunction rollback("moraine_rollback", {text}, Rollback, RollbackBind, InitRunOnce);
+  AddNamedParameter(rollback, "to_snapshot", duckdb::Value(duckdb::LogicalType::BIGINT));
+  loader.RegisterFunction(rollback);
+  loader.RegisterFunction(
+      duckdb::TableFunction("moraine_undrop", {text, text}, Undrop, UndropBind, InitRunOnce));
+}
+
+}  // namespace moraine::duckdb_shim

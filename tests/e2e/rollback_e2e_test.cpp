@@ -1,0 +1,284 @@
+// Point-in-time restore of a live lake through DuckLake SQL (issue #34):
+// moraine_rollback(lake, to_snapshot => n) commits one snapshot whose whole
+// catalog equals n's, checked against a stock DuckDB-file catalog that replays
+// the same statements up to n; moraine_undrop brings back a dropped table as
+// it was. History is kept (time travel to undone snapshots reads what it read),
+// the lake goes on as any lake (writes, expiry, cleanup), and the store
+// verifies at teardown. Built for etcd too (the distributed tier).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "support/directory_fingerprint.h"
+#include "support/ducklake_session.h"
+#include "support/moraine_lake_test.h"
+
+namespace moraine {
+namespace {
+
+using test::Rows;
+
+class RollbackE2e : public test::MoraineLakeTest {
+ protected:
+  static std::string On(std::string sql, const std::string& lake) {
+    for (size_t at; (at = sql.find("LAKE")) != std::string::npos;) sql.replace(at, 4, lake);
+    return sql;
+  }
+
+  // Statements both catalogs replay, `LAKE` naming the catalog. Inserts of a
+  // hundred rows write Parquet files; small ones are inlined (the default
+  // limit). The first `kBeforeTarget` build what the rollback returns to;
+  // the rest change every kind of thing it must undo.
+  static constexpr size_t kBeforeTarget = 10;
+  static std::vector<std::string> History() {
+    return {
+        "CREATE SCHEMA LAKE.s",
+        "CREATE TABLE LAKE.s.files (i INTEGER, s VARCHAR)",
+        "INSERT INTO LAKE.s.files SELECT i, 'v' || i FROM range(100) t(i)",
+        "INSERT INTO LAKE.s.files SELECT i, 'w' || i FROM range(100, 200) t(i)",
+        "CREATE TABLE LAKE.small (k INTEGER, v VARCHAR)",
+        "INSERT INTO LAKE.small VALUES (1, 'a'), (2, 'b')",
+        "COMMENT ON TABLE LAKE.s.files IS 'the files'",
+        "CREATE VIEW LAKE.v AS SELECT 42 AS answer",
+        "CREATE TABLE LAKE.p (d DATE, x INTEGER)",
+        "ALTER TABLE LAKE.p SET PARTITIONED BY (year(d))",
+        // --- the target: everything below is undone.
+        "INSERT INTO LAKE.p SELECT DATE '2020-01-01' + i::INTEGER, i FROM range(100) t(i)",
+        "INSERT INTO LAKE.s.files VALUES (1000, 'late')",
+        "DELETE FROM LAKE.s.files WHERE i < 10 OR i = 150",
+        "UPDATE LAKE.small SET v = 'B' WHERE k = 2",
+        "ALTER TABLE LAKE.small ADD COLUMN w INTEGER DEFAULT 7",
+        "INSERT INTO LAKE.small VALUES (3, 'c', 8)",
+        "ALTER TABLE LAKE.s.files RENAME COLUMN s TO label",
+        "ALTER TABLE LAKE.s.files RENAME TO renamed",
+        "DROP VIEW LAKE.v",
+        "CREATE TABLE LAKE.later AS SELECT 1 AS one",
+        "CREATE MACRO LAKE.twice(x) AS x * 2",
+        "COMMENT ON TABLE LAKE.s.renamed IS 'changed'",
+        "CALL ducklake_merge_adjacent_files('LAKE')",
+        "DROP TABLE LAKE.p",
+    };
+  }
+
+  // The whole catalog as a user reads it at the head: tables with their
+  // comments, columns, views, macros, and every row of every table.
+  static Rows Catalog(test::DuckLakeSession& session, const std::string& lake) {
+    Rows all;
+    const auto append = [&](const Rows& rows) { all.insert(all.end(), rows.begin(), rows.end()); };
+    const std::string where = " WHERE database_name = '" + lake + "'";
+    const Rows tables = session.Query(
+        "SELECT schema_name, table_name, comment FROM duckdb_tables()" + where + " ORDER BY ALL");
+    append(tables);
+    append(
+        session.Query("SELECT schema_name, table_name, column_name, data_type, column_default FROM "
+                      "duckdb_columns()" +
+                      where + " ORDER BY ALL"));
+    append(session.Query("SELECT schema_name, view_name, sql FROM duckdb_views()" + where +
+                         " AND NOT internal ORDER BY ALL"));
+    append(session.Query("SELECT schema_name, function_name FROM duckdb_functions()" + where +
+                         " ORDER BY ALL"));
+    for (const auto& table : tables) {
+      append({{"rows of " + table[0] + "." + table[1]}});
+      append(session.Query("SELECT * FROM " + lake + "." + table[0] + "." + table[1] +
+                           " ORDER BY ALL"));
+    }
+    return all;
+  }
+
+  static Rows TableAt(test::DuckLakeSession& session, const std::string& table, int64_t snapshot) {
+    return session.Query("SELECT * FROM " + table + " AT (VERSION => " + std::to_string(snapshot) +
+                         ") ORDER BY ALL");
+  }
+
+  void AttachStock(test::DuckLakeSession& session, const std::string& name) {
+    session.Run("ATTACH 'ducklake:" + dir_.path(name + ".ducklake") + "' AS " + name +
+                " (DATA_PATH '" + dir_.path(name + "_files") + "/')");
+  }
+};
+
+TEST_F(RollbackE2e, ARollbackEqualsTheLakeAtItsSnapshotAsAStockReplayReadsIt) {
+  test::DuckLakeSession session;
+  session.Run(AttachLake());
+  AttachStock(session, "stock");
+  const auto history = History();
+  std::vector<int64_t> after;
+  for (size_t i = 0; i < history.size(); ++i) {
+    session.Run(On(history[i], "lake"));
+    after.push_back(session.Head());
+    if (i < kBeforeTarget) session.Run(On(history[i], "stock"));
+  }
+  const int64_t target = after[kBeforeTarget - 1];
+  const int64_t head_before = session.Head();
+  const Rows stock_at_target = Catalog(session, "stock");
+  ASSERT_NE(Catalog(session, "lake"), stock_at_target);  // the later statements changed it
+  // What time travel reads before the rollback, at a snapshot it undoes.
+  const int64_t undone = after[kBeforeTarget + 6];
+  const Rows small_undone = TableAt(session, "lake.small", undone);
+
+  const Rows outcome = session.Query("SELECT * FROM moraine_rollback('lake', to_snapshot => " +
+                                     std::to_string(target) + ")");
+  ASSERT_EQ(outcome.size(), 1u);
+  EXPECT_EQ(outcome[0][0], std::to_string(head_before + 1));
+  EXPECT_EQ(session.Head(), head_before + 1);
+  EXPECT_EQ(Catalog(session, "lake"), stock_at_target);
+  // History is kept: the undone snapshots read what they read.
+  EXPECT_EQ(TableAt(session, "lake.small", undone), small_undone);
+  EXPECT_EQ(session.Query("SELECT commit_message FROM ducklake_snapshots('lake') WHERE "
+                          "snapshot_id = " +
+                          std::to_string(head_before + 1)),
+            (Rows{{"moraine_rollback to snapshot " + std::to_string(target)}}));
+
+  // The lake goes on as the stock one does from there.
+  for (const std::string statement :
+       {"INSERT INTO LAKE.s.files VALUES (5000, 'after')", "DELETE FROM LAKE.s.files WHERE i = 42",
+        "INSERT INTO LAKE.small VALUES (9, 'z')", "ALTER TABLE LAKE.small ADD COLUMN z BOOLEAN",
+        "INSERT INTO LAKE.p SELECT DATE '2021-06-01', i FROM range(3) t(i)"}) {
+    session.Run(On(statement, "lake"));
+    session.Run(On(statement, "stock"));
+  }
+  EXPECT_EQ(Catalog(session, "lake"), Catalog(session, "stock"));
+  EXPECT_EQ(session.Query("SELECT count(*) FROM moraine_verify('lake')"), (Rows{{"0"}}));
+}
+
+// A rollback to the snapshot just before another rollback undoes it; an
+// expiry of everything but the head and a full cleanup then delete no file
+// the head still reads (files brought back share their paths with the rows
+// the expiry removes).
+TEST_F(RollbackE2e, ARollbackIsUndoneByAnotherAndExpiryKeepsTheFilesTheHeadReads) {
+  test::DuckLakeSession session;
+  session.Run(AttachLake());
+  const auto history = History();
+  std::vector<int64_t> after;
+  for (const auto& statement : history) {
+    session.Run(On(statement, "lake"));
+    after.push_back(session.Head());
+  }
+  const int64_t before_rollback = session.Head();
+  const Rows full = Catalog(session, "lake");
+  session.Run("CALL moraine_rollback('lake', to_snapshot => " +
+              std::to_string(after[kBeforeTarget - 1]) + ")");
+  ASSERT_NE(Catalog(session, "lake"), full);
+  session.Run("CALL moraine_rollback('lake', to_snapshot => " + std::to_string(before_rollback) +
+              ")");
+  EXPECT_EQ(Catalog(session, "lake"), full);
+
+  session.Run("CALL ducklake_expire_snapshots('lake', older_than => now())");
+  session.Run("CALL ducklake_cleanup_old_files('lake', cleanup_all => true)");
+  session.Run("CALL ducklake_delete_orphaned_files('lake', cleanup_all => true)");
+  EXPECT_EQ(session.Query("SELECT count(*) FROM ducklake_snapshots('lake')"), (Rows{{"1"}}));
+  EXPECT_EQ(Catalog(session, "lake"), full);
+  // Reopened from the store alone.
+  session.Run("DETACH lake");
+  session.Run(AttachLake());
+  EXPECT_EQ(Catalog(session, "lake"), full);
+}
+
+TEST_F(RollbackE2e, AnUndropBringsBackADroppedTableAsItWas) {
+  test::DuckLakeSession session;
+  session.Run(AttachLake());
+  session.Run("CREATE TABLE lake.keep (i INTEGER)");
+  session.Run("INSERT INTO lake.keep VALUES (1)");
+  session.Run("CREATE TABLE lake.t (i INTEGER, s VARCHAR)");
+  session.Run("INSERT INTO lake.t SELECT i, 'v' || i FROM range(100) t(i)");
+  session.Run("INSERT INTO lake.t VALUES (1000, 'inlined')");
+  session.Run("DELETE FROM lake.t WHERE i < 5");
+  session.Run("COMMENT ON TABLE lake.t IS 'precious'");
+  session.Run("ALTER TABLE lake.t ADD COLUMN extra INTEGER DEFAULT 3");
+  const Rows rows = session.Query("SELECT * FROM lake.t ORDER BY ALL");
+  const Rows described = session.Query("DESCRIBE lake.t");
+  session.Run("DROP TABLE lake.t");
+  session.Run("INSERT INTO lake.keep VALUES (2)");
+  const int64_t head = session.Head();
+
+  const Rows outcome = session.Query("SELECT snapshot_id FROM moraine_undrop('lake', 'main.t')");
+  EXPECT_EQ(outcome, (Rows{{std::to_string(head + 1)}}));
+  EXPECT_EQ(session.Query("SELECT * FROM lake.t ORDER BY ALL"), rows);
+  EXPECT_EQ(session.Query("DESCRIBE lake.t"), described);
+  EXPECT_EQ(session.Query("SELECT comment FROM duckdb_tables() WHERE table_name = 't'"),
+            (Rows{{"precious"}}));
+  // The rest of the lake is as it was at the head.
+  EXPECT_EQ(session.Query("SELECT i FROM lake.keep ORDER BY i"), (Rows{{"1"}, {"2"}}));
+  // The table takes writes, and a second drop and undrop work the same way.
+  session.Run("INSERT INTO lake.t VALUES (2000, 'new', 4)");
+  const Rows with_new = session.Query("SELECT * FROM lake.t ORDER BY ALL");
+  session.Run("DROP TABLE lake.t");
+  session.Run("CALL moraine_undrop('lake', 't')");
+  EXPECT_EQ(session.Query("SELECT * FROM lake.t ORDER BY ALL"), with_new);
+  EXPECT_EQ(session.Query("SELECT count(*) FROM moraine_verify('lake')"), (Rows{{"0"}}));
+}
+
+TEST_F(RollbackE2e, BadInputIsATypedErrorAndChangesNothing) {
+  test::DuckLakeSession session;
+  session.Run(AttachLake(", DATA_INLINING_ROW_LIMIT 0"));
+  session.Run("CREATE TABLE lake.t (i INTEGER)");
+  session.Run("INSERT INTO lake.t VALUES (1)");
+  session.Run("INSERT INTO lake.t VALUES (2)");
+  session.Run("CREATE TABLE lake.taken (i INTEGER)");
+  session.Run("CREATE TABLE lake.gone (i INTEGER)");
+  session.Run("DROP TABLE lake.gone");
+  session.Run("CREATE TABLE lake.gone (j INTEGER)");
+  session.Run("CALL ducklake_expire_snapshots('lake', versions => [1])");
+  // The file of the first insert, deleted by hand: a rollback to before the
+  // second would bring it back only if it were there.
+  session.Run("DELETE FROM lake.t");
+  const auto file = session.Query(
+      "SELECT path FROM __ducklake_metadata_lake.ducklake_data_file ORDER BY data_file_id LIMIT 1");
+  ASSERT_EQ(file.size(), 1u);
+  std::filesystem::remove(Files() + "main/t/" + file[0][0]);
+  const int64_t head = session.Head();
+  const test::DirectoryFingerprint store_before =
+      test::kLakeOnEtcd ? test::DirectoryFingerprint{} : test::FingerprintOf(Store());
+  const std::vector<std::pair<std::string, std::string>> refusals = {
+      {"CALL moraine_rollback('nolake', to_snapshot => 2)",
+       "'nolake' is not an attached lake on moraine"},
+      {"CALL moraine_rollback('lake')", "needs to_snapshot"},
+      {"CALL moraine_rollback('lake', to_snapshot => NULL)", "needs to_snapshot"},
+      {"CALL moraine_rollback('lake', to_snapshot => 999)", "snapshot 999 does not exist"},
+      {"CALL moraine_rollback('lake', to_snapshot => 1)", "snapshot 1 does not exist"},
+      {"CALL moraine_rollback('lake', to_snapshot => 2)", "no longer exist"},
+      {"CALL moraine_undrop('lake', 'main.absent')", "no dropped table 'main.absent'"},
+      {"CALL moraine_undrop('lake', 'nothere.t')", "no schema 'nothere'"},
+      {"CALL moraine_undrop('lake', 'gone')", "a table or view 'main.gone' exists"},
+      {"CALL moraine_undrop('lake', 'a.b.c')", "takes the table as 'schema.table'"},
+      {"CALL moraine_undrop('lake', NULL)", "not NULL"},
+  };
+  for (const auto& [sql, expected] : refusals) {
+    const std::string error = session.Error(sql);
+    EXPECT_NE(error.find(expected), std::string::npos) << sql << "\n  -> " << error;
+  }
+  const std::string missing = session.Error("CALL moraine_rollback('lake', to_snapshot => 2)");
+  EXPECT_NE(missing.find(file[0][0]), std::string::npos) << missing;
+  EXPECT_EQ(session.Head(), head);
+  if (!test::kLakeOnEtcd) {
+    EXPECT_EQ(test::FingerprintOf(Store()), store_before);
+  }
+  // A rollback to the head changes nothing and says so.
+  EXPECT_EQ(session.Query("SELECT * FROM moraine_rollback('lake', to_snapshot => " +
+                          std::to_string(head) + ")"),
+            (Rows{{std::to_string(head), "0", "0"}}));
+  EXPECT_EQ(session.Head(), head);
+}
+
+// A rollback is an ordinary commit: a DuckLake transaction that began before
+// it and writes a table it changed conflicts, as with any schema change.
+TEST_F(RollbackE2e, AWriterThatBeganBeforeARollbackConflictsWithIt) {
+  test::DuckLakeSession session;
+  session.Run(AttachLake());
+  session.Run("CREATE TABLE lake.t (i INTEGER)");
+  session.Run("INSERT INTO lake.t VALUES (1)");
+  const int64_t target = session.Head();
+  session.Run("ALTER TABLE lake.t ADD COLUMN j INTEGER");
+  auto writer = session.host().Connect();
+  ASSERT_FALSE(writer->Query("BEGIN")->HasError());
+  ASSERT_FALSE(writer->Query("INSERT INTO lake.t VALUES (2, 2)")->HasError());
+  session.Run("CALL moraine_rollback('lake', to_snapshot => " + std::to_string(target) + ")");
+  const auto commit = writer->Query("COMMIT");
+  ASSERT_TRUE(commit->HasError());
+  EXPECT_NE(commit->GetError().find("onflict"), std::string::npos) << commit->GetError();
+  EXPECT_EQ(session.Query("SELECT * FROM lake.t"), (Rows{{"1"}}));
+}
+
+}  // namespace
+}  // namespace moraine
