@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "store/error.h"
+#include "util/directory_sync.h"
 
 namespace moraine::tools {
 namespace {
@@ -27,11 +28,10 @@ constexpr std::string_view kManifestMagic = "moraine-backup";
 }
 
 void SyncDirectory(const fs::path& directory) {
-  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd < 0) ThrowIo("cannot open", directory);
-  const int synced = ::fsync(fd);
-  ::close(fd);
-  if (synced != 0) ThrowIo("cannot sync", directory);
+  if (const int error = util::SyncDirectory(directory.string())) {
+    errno = error;
+    ThrowIo("cannot sync", directory);
+  }
 }
 
 // Writes `bytes` to `path` whole or not at all: a synced temporary file

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 
 #include "commit/lake/store_records.h"
@@ -17,6 +18,7 @@
 #include "store/write_batch.h"
 #include "tools/iso_time.h"
 #include "util/big_endian.h"
+#include "util/directory_sync.h"
 #include "util/wall_clock.h"
 
 namespace moraine::tools {
@@ -318,6 +320,13 @@ void RestoreIntoDirectory(const BackupRepository& repo, const BackupManifest& ma
     if (::rename(building.c_str(), target.c_str()) != 0) {
       throw store::IoError("cannot rename " + building.string() + " to " + target.string());
     }
+    // The rename is the restore's last step: durable once the directory
+    // holding the new entry is.
+    if (const int sync_error = util::SyncDirectory(target.parent_path().string())) {
+      throw store::IoError("cannot sync " + target.parent_path().string() + ": " +
+                           std::strerror(sync_error));
+    }
+    store::CrashPoint("restore.renamed");
   } catch (...) {
     fs::remove_all(building, error);
     throw;

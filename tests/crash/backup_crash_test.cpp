@@ -1,6 +1,6 @@
-// kill -9 during `moraine backup` and `moraine restore` (issue #34): a child
-// process dies at a named point (MORAINE_TEST_CRASH_AT, store/rocksdb/
-// test_hooks.h) and then
+// kill -9 and power cuts during `moraine backup` and `moraine restore` (issue
+// #34): a child process dies at a named point (MORAINE_TEST_CRASH_AT,
+// store/rocksdb/test_hooks.h) and then
 //   - the source store holds exactly what it held (a backup only reads it);
 //   - the repository holds its earlier backups, each restorable, and the
 //     interrupted backup is absent or whole; a rerun completes;
@@ -32,8 +32,12 @@ KeyValues Everything(const std::string& location) {
   return test::AllKeyValues(*store->GetSnapshot());
 }
 
-test::ProcessResult Moraine(const std::string& arguments, const std::string& crash_at = "") {
-  const std::string env = crash_at.empty() ? "" : "MORAINE_TEST_CRASH_AT=" + crash_at + " ";
+// Runs the host; dies at `crash_at` if given, as a power cut with `power_cut`
+// (store/rocksdb/test_hooks.h: what the store's files did not sync is lost).
+test::ProcessResult Moraine(const std::string& arguments, const std::string& crash_at = "",
+                            bool power_cut = false) {
+  std::string env = crash_at.empty() ? "" : "MORAINE_TEST_CRASH_AT=" + crash_at + " ";
+  if (power_cut) env += "MORAINE_TEST_POWER_CUT=1 ";
   return test::RunCommand(env + MORAINE_EXECUTABLE " " + arguments + " 2>&1");
 }
 
@@ -114,6 +118,31 @@ TEST_F(BackupCrashTest, AKilledRestoreLeavesNoStoreAndARerunMakesItWhole) {
       EXPECT_EQ(entry.path().filename().string().find(".restoring-"), std::string::npos)
           << entry.path();
     }
+  }
+}
+
+// A power cut during a restore: before the rename nothing is at the
+// destination (a rerun makes it whole); once the restore renamed it into place
+// it is whole, whatever the store's files had not synced.
+TEST_F(BackupCrashTest, APowerCutDuringARestoreLeavesNoStoreOrAWholeOne) {
+  const KeyValues source = Everything(Source());
+  const std::string repository = dir_.path("backups");
+  ASSERT_EQ(Moraine("backup " + Source() + " " + repository).exit_code, 0);
+  int n = 0;
+  for (const std::string point :
+       {"restore.batch_written@1", "restore.before_rename@1", "log.sync@1", "restore.renamed@1"}) {
+    SCOPED_TRACE(point);
+    const std::string destination = dir_.path("cut-" + std::to_string(++n));
+    const auto cut = Moraine("restore " + repository + " " + destination, point, true);
+    EXPECT_NE(cut.exit_code, 0) << cut.output;
+    if (point == "restore.renamed@1") {
+      ASSERT_TRUE(fs::exists(destination));
+      EXPECT_EQ(Everything(destination), source);
+      continue;
+    }
+    EXPECT_FALSE(fs::exists(destination));
+    ASSERT_EQ(Moraine("restore " + repository + " " + destination).exit_code, 0);
+    EXPECT_EQ(Everything(destination), source);
   }
 }
 

@@ -8,6 +8,7 @@
 // prefix at one revision, the restore makes a directory.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "catalog/ducklake_tables.h"
 #include "store/error.h"
 #include "store/key.h"
 #include "store/records.pb.h"
@@ -40,6 +42,61 @@ class BackupE2e : public test::MoraineLakeTest {
       files += entry.path().extension() == ".parquet";
     }
     return files;
+  }
+
+  // Metadata table `table` of the lake attached as `lake` as it stood at
+  // snapshot `at`, read after later commits that only inserted into tables
+  // through files: versions begun after `at` left out and ends after it
+  // cleared; snapshot rows and the rows of files written after it left out;
+  // the table stats (which later inserts moved in place) summed again from
+  // the files and their column stats, as DuckLake keeps them.
+  static Rows MetadataAt(test::DuckLakeSession& session, const std::string& lake,
+                         const catalog::CatalogTable& shape, const std::string& at) {
+    const std::string table(shape.name);
+    const std::string meta = "__ducklake_metadata_" + lake;
+    const std::string next_file =
+        "(SELECT next_file_id FROM " + meta + ".ducklake_snapshot WHERE snapshot_id = " + at + ")";
+    const std::string files_then =
+        "(SELECT * FROM " + meta + ".ducklake_data_file WHERE begin_snapshot <= " + at + ")";
+    if (table == "ducklake_table_stats") {
+      return session.Query(
+          "SELECT table_id, sum(record_count), max(row_id_start + record_count), "
+          "sum(file_size_bytes) FROM " +
+          files_then + " GROUP BY table_id ORDER BY ALL");
+    }
+    if (table == "ducklake_table_column_stats") {
+      // Stats values are text; order the integer column's as numbers.
+      return session.Query(
+          "SELECT s.table_id, s.column_id, bool_or(s.null_count > 0), bool_or(s.contains_nan), "
+          "CASE WHEN c.column_type LIKE 'int%' THEN min(TRY_CAST(s.min_value AS BIGINT))::VARCHAR "
+          "ELSE "
+          "min(s.min_value) END, CASE WHEN c.column_type LIKE 'int%' THEN "
+          "max(TRY_CAST(s.max_value AS BIGINT))::VARCHAR ELSE max(s.max_value) END, NULL FROM " +
+          meta + ".ducklake_file_column_stats s JOIN " + files_then +
+          " f USING (data_file_id) JOIN " + meta +
+          ".ducklake_column c ON c.table_id = s.table_id AND c.column_id = s.column_id "
+          "GROUP BY s.table_id, s.column_id, c.column_type ORDER BY ALL");
+    }
+    std::vector<std::string> columns;
+    for (const auto& column : shape.columns) columns.emplace_back(column.name);
+    const auto has = [&](const std::string& name) {
+      return std::find(columns.begin(), columns.end(), name) != columns.end();
+    };
+    std::string select;
+    for (const auto& column : columns) {
+      select += select.empty() ? "" : ", ";
+      select += column == "end_snapshot"
+                    ? "CASE WHEN end_snapshot > " + at + " THEN NULL ELSE end_snapshot END"
+                    : column;
+    }
+    std::string where = "true";
+    if (has("begin_snapshot")) where = "begin_snapshot <= " + at;
+    if (has("snapshot_id")) where = "snapshot_id <= " + at;
+    if (has("data_file_id") && table != "ducklake_data_file" && table != "ducklake_delete_file") {
+      where += " AND data_file_id < " + next_file;
+    }
+    return session.Query("SELECT " + select + " FROM " + meta + "." + table + " WHERE " + where +
+                         " ORDER BY ALL");
   }
 
   // A lake of `tables` tables, each written by several commits to files.
@@ -100,6 +157,14 @@ TEST_F(BackupE2e, ABackupTakenWhileFourConnectionsCommitRestoresTheLakeAtItsSnap
       session.Query("SELECT snapshot_id, changes FROM back.snapshots() ORDER BY ALL"),
       session.Query("SELECT snapshot_id, changes FROM lake.snapshots() WHERE snapshot_id <= " + at +
                     " ORDER BY ALL"));
+  // Row for row, every one of DuckLake's tables.
+  ASSERT_EQ(catalog::CatalogTablesV1_0().size(), 28u);
+  for (const auto& table : catalog::CatalogTablesV1_0()) {
+    const std::string name(table.name);
+    EXPECT_EQ(session.Query("SELECT * FROM __ducklake_metadata_back." + name + " ORDER BY ALL"),
+              MetadataAt(session, "lake", table, at))
+        << name;
+  }
   EXPECT_EQ(session.Query("SELECT count(*) FROM moraine_verify('back')"), (Rows{{"0"}}));
 }
 

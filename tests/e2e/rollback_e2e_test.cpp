@@ -261,6 +261,46 @@ TEST_F(RollbackE2e, BadInputIsATypedErrorAndChangesNothing) {
   EXPECT_EQ(session.Head(), head);
 }
 
+// DuckLake's compaction and its flush of inlined rows write one file of rows
+// from many snapshots and drop what they replaced from the catalog; it reads
+// such a file at an earlier snapshot through a filter on its rows' snapshots
+// (partial_max), which no newer snapshot applies. A rollback to before one is
+// refused, naming the file; one to after it works.
+TEST_F(RollbackE2e, ARollbackAcrossACompactionOrAFlushIsRefusedAndOneAfterItWorks) {
+  test::DuckLakeSession session;
+  session.Run(AttachLake());
+  session.Run("CREATE TABLE lake.t (i INTEGER)");
+  session.Run("INSERT INTO lake.t SELECT range FROM range(100)");
+  const int64_t first = session.Head();
+  session.Run("INSERT INTO lake.t SELECT range FROM range(100, 200)");
+  session.Run("CALL ducklake_merge_adjacent_files('lake')");
+  const int64_t merged = session.Head();
+  session.Run("INSERT INTO lake.t SELECT range FROM range(200, 300)");
+  session.Run("CREATE TABLE lake.small (i INTEGER)");
+  session.Run("INSERT INTO lake.small VALUES (1)");
+  const int64_t inlined = session.Head();
+  session.Run("INSERT INTO lake.small VALUES (2)");
+  session.Run("CALL ducklake_flush_inlined_data('lake')");
+  const int64_t head = session.Head();
+  const test::DirectoryFingerprint store_before =
+      test::kLakeOnEtcd ? test::DirectoryFingerprint{} : test::FingerprintOf(Store());
+  for (int64_t refused : {first, inlined}) {
+    const std::string error = session.Error("CALL moraine_rollback('lake', to_snapshot => " +
+                                            std::to_string(refused) + ")");
+    EXPECT_NE(error.find("merged with rows of later snapshots"), std::string::npos) << error;
+    EXPECT_NE(error.find(".parquet"), std::string::npos) << error;
+  }
+  EXPECT_EQ(session.Head(), head);
+  if (!test::kLakeOnEtcd) {
+    EXPECT_EQ(test::FingerprintOf(Store()), store_before);
+  }
+  // After the compaction (and before the flush's table existed) it works.
+  session.Run("CALL moraine_rollback('lake', to_snapshot => " + std::to_string(merged) + ")");
+  EXPECT_EQ(session.Query("SELECT count(*), max(i) FROM lake.t"), (Rows{{"200", "199"}}));
+  EXPECT_EQ(session.Query("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'small'"),
+            (Rows{{"0"}}));
+}
+
 // A rollback is an ordinary commit: a DuckLake transaction that began before
 // it and writes a table it changed conflicts, as with any schema change.
 TEST_F(RollbackE2e, AWriterThatBeganBeforeARollbackConflictsWithIt) {

@@ -310,11 +310,16 @@ class RevertPlanner {
     Columns data(rows_, "ducklake_data_file");
     std::vector<std::pair<RowHandle, Row>> ending;
     std::vector<Row> reviving;
+    std::string merged;  // files live at the target holding rows of later snapshots
     rows_.Scan("ducklake_data_file", ScopeBounds(data, "table_id"),
                [&](RowHandle handle, const Row& row) {
                  if (!InScope(data.Int(row, "table_id"))) return;
                  const int64_t id = *data.Int(row, "data_file_id");
                  const Lifetime lifetime = LifetimeOf(data, row, target_);
+                 const auto partial_max = data.Int(row, "partial_max");
+                 if (lifetime.at_target && partial_max && *partial_max > target_) {
+                   merged += (merged.empty() ? "" : ", ") + data.Text(row, "path");
+                 }
                  const bool changed =
                      lifetime.at_target && lifetime.at_head && deletions_changed.count(id) > 0;
                  if (lifetime.at_head && (!lifetime.at_target || changed)) {
@@ -322,6 +327,15 @@ class RevertPlanner {
                  }
                  if (lifetime.at_target && (!lifetime.at_head || changed)) reviving.push_back(row);
                });
+    // DuckLake reads such a file (a compaction's, or a flush of inlined rows)
+    // at the target through a filter on the snapshots of its rows, which no
+    // later snapshot applies; the rows it replaced are gone from the catalog.
+    if (!merged.empty()) {
+      throw store::ConstraintError(
+          "the files " + merged + " hold rows of snapshot " + std::to_string(target_) +
+          " merged with rows of later snapshots (by a compaction or a flush of inlined data "
+          "after it), so its catalog cannot come back; nothing was reverted");
+    }
     for (auto& [handle, row] : ending) {
       const int64_t id = *data.Int(row, "data_file_id");
       data_changed_tables_.insert(*data.Int(row, "table_id"));

@@ -53,7 +53,9 @@ struct RevertOutcome {
 };
 
 // Stages the revert of `request` on `rows` (not committed). Throws
-// store::InvalidArgumentError for a store without a catalog, and
+// store::InvalidArgumentError for a store without a catalog,
+// store::ConstraintError when a file live at `as_of` holds rows of later
+// snapshots too (a compaction's or a flush's, DuckLake's partial_max), and
 // store::NotFoundError when `as_of` is not a snapshot of the lake (never
 // taken, or expired) and the request requires one, or lies past the head.
 RevertOutcome StageRevert(RowTransaction& rows, const RevertRequest& request);

@@ -28,6 +28,10 @@ using MissingFiles = std::function<std::vector<std::string>(const std::vector<st
 // `as_of` (outcome.staged false). Throws, writing nothing:
 //  - store::NotFoundError for a snapshot the lake does not hold, or when a
 //    file it would bring back is missing (the message names them);
+//  - store::ConstraintError when a compaction or a flush of inlined data
+//    after `as_of` merged rows of `as_of` with later ones into a file (the
+//    message names the files): DuckLake's catalog then no longer holds
+//    `as_of`'s files apart;
 //  - store::InvalidArgumentError for a store without a catalog;
 //  - store::ConflictError if it lost its race to other commits every time.
 RevertOutcome RollBackLake(const CommitStore& store, int64_t as_of,

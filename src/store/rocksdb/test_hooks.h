@@ -20,6 +20,8 @@
 //         restore.batch_written a restore wrote a batch into the new store
 //         restore.before_rename the new store is whole and closed, not yet
 //                               renamed into place
+//         restore.renamed       the new store is renamed into place and its
+//                               directory synced
 //       and, on any store file, before an operation runs: "<kind>.<op>",
 //         <kind>: log | manifest | current | tmp | mark | other |
 //                 flush.sst | compaction.sst | open.sst (a table file written
