@@ -261,6 +261,23 @@ TEST_F(RollbackE2e, BadInputIsATypedErrorAndChangesNothing) {
   EXPECT_EQ(session.Head(), head);
 }
 
+// A comment is part of the catalog DuckLake caches by schema version: a
+// rollback of a comment alone must be seen by a session that read it.
+TEST_F(RollbackE2e, ARollbackOfACommentAloneIsSeen) {
+  test::DuckLakeSession session;
+  session.Run(AttachLake());
+  session.Run("CREATE TABLE lake.t (i INTEGER)");
+  session.Run("COMMENT ON TABLE lake.t IS 'first'");
+  const int64_t target = session.Head();
+  session.Run("COMMENT ON TABLE lake.t IS 'second'");
+  const auto comment = [&] {
+    return session.Query("SELECT comment FROM duckdb_tables() WHERE table_name = 't'");
+  };
+  ASSERT_EQ(comment(), (Rows{{"second"}}));
+  session.Run("CALL moraine_rollback('lake', to_snapshot => " + std::to_string(target) + ")");
+  EXPECT_EQ(comment(), (Rows{{"first"}}));
+}
+
 // DuckLake's compaction and its flush of inlined rows write one file of rows
 // from many snapshots and drop what they replaced from the catalog; it reads
 // such a file at an earlier snapshot through a filter on its rows' snapshots

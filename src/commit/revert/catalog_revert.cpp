@@ -108,8 +108,11 @@ class RevertPlanner {
     RevertOutcome outcome;
     outcome.snapshot_id = head_.snapshot_id;
     if (ends_.empty() && inserts_.empty()) return outcome;
+    // DuckLake caches a catalog by its schema version: any change it loads
+    // with the catalog (a comment too) needs a new one.
     const bool schema_changed = !schema_changed_tables_.empty() || !changed_schemas_.empty() ||
-                                !changed_views_.empty() || !changed_macros_.empty();
+                                !changed_views_.empty() || !changed_macros_.empty() ||
+                                !tagged_objects_.empty();
     const int64_t schema_version = head_.schema_version + (schema_changed ? 1 : 0);
     PlanNewSchemaVersion(schema_version);
     // Ends first: a version that comes back may share its identity with one
