@@ -130,6 +130,22 @@ TEST_F(RollbackE2e, ARollbackEqualsTheLakeAtItsSnapshotAsAStockReplayReadsIt) {
                           std::to_string(head_before + 1)),
             (Rows{{"moraine_rollback to snapshot " + std::to_string(target)}}));
 
+  // DuckLake's own functions read the rollback as an ordinary commit: the
+  // inlined rows it ended and brought back are its changes, and the files
+  // live at the head are those of the stock catalog at the target.
+  const std::string rolled = std::to_string(head_before + 1);
+  EXPECT_EQ(
+      session.Query("SELECT change_type, k, v FROM ducklake_table_changes('lake', 'main', "
+                    "'small', " +
+                    rolled + ", " + rolled + ") ORDER BY ALL"),
+      (Rows{{"delete", "3", "c"}, {"update_postimage", "2", "b"}, {"update_preimage", "2", "B"}}));
+  for (const std::string info : {"ducklake_table_info('lake')", "ducklake_table_info('stock')"}) {
+    EXPECT_EQ(session.Query("SELECT table_name, file_count, delete_file_count FROM " + info +
+                            " ORDER BY ALL"),
+              (Rows{{"files", "2", "0"}, {"p", "0", "0"}, {"small", "0", "0"}}))
+        << info;
+  }
+
   // The lake goes on as the stock one does from there.
   for (const std::string statement :
        {"INSERT INTO LAKE.s.files VALUES (5000, 'after')", "DELETE FROM LAKE.s.files WHERE i = 42",
