@@ -225,6 +225,29 @@ TEST_F(RollbackE2e, AnUndropBringsBackADroppedTableAsItWas) {
   EXPECT_EQ(session.Query("SELECT count(*) FROM moraine_verify('lake')"), (Rows{{"0"}}));
 }
 
+// The table as it was just before its drop is whole only while that snapshot
+// is held: expiring it removes the files only it read (here the second
+// insert's), so the undrop is refused and changes nothing.
+TEST_F(RollbackE2e, AnUndropIsRefusedOnceTheSnapshotBeforeTheDropExpired) {
+  test::DuckLakeSession session;
+  session.Run(AttachLake());
+  session.Run("CREATE TABLE lake.t (i INTEGER)");
+  session.Run("INSERT INTO lake.t VALUES (1)");
+  session.Run("INSERT INTO lake.t SELECT range FROM range(10, 110)");
+  const int64_t before_drop = session.Head();
+  session.Run("DROP TABLE lake.t");
+  session.Run("CALL ducklake_expire_snapshots('lake', versions => [" + std::to_string(before_drop) +
+              "])");
+  const int64_t head = session.Head();
+  const std::string error = session.Error("CALL moraine_undrop('lake', 't')");
+  EXPECT_NE(error.find("snapshot " + std::to_string(before_drop) + ", the last before 'main.t'"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(session.Head(), head);
+  EXPECT_EQ(session.Query("SELECT count(*) FROM duckdb_tables() WHERE table_name = 't'"),
+            (Rows{{"0"}}));
+}
+
 TEST_F(RollbackE2e, BadInputIsATypedErrorAndChangesNothing) {
   test::DuckLakeSession session;
   session.Run(AttachLake(", DATA_INLINING_ROW_LIMIT 0"));

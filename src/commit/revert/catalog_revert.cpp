@@ -91,12 +91,14 @@ class RevertPlanner {
     }
     head_ = *head;
     target_ = request_.as_of;
-    if (target_ > head_.snapshot_id || (request_.require_snapshot && !rows_.SnapshotAt(target_))) {
+    const auto target = rows_.SnapshotAt(target_);
+    if (target_ > head_.snapshot_id || !target) {
       throw store::NotFoundError("snapshot " + std::to_string(target_) +
                                  " does not exist in this lake (never taken, or expired; the "
                                  "newest is " +
                                  std::to_string(head_.snapshot_id) + "), so nothing was reverted");
     }
+    target_schema_version_ = target->schema_version;
     snapshot_ = head_.snapshot_id + 1;
     next_file_id_ = head_.next_file_id;
 
@@ -439,21 +441,12 @@ class RevertPlanner {
   // picks (it writes to the table's newest one), as DuckLake's own ALTER does.
   void PlanNewSchemaVersion(int64_t schema_version) {
     if (schema_version == head_.schema_version) return;
-    // The newest schema version at the target: the head's before it, when
-    // the target itself is gone (an undrop).
-    int64_t target_version = head_.schema_version;
-    for (int64_t snapshot = target_; snapshot > 0; --snapshot) {
-      if (const auto counters = rows_.SnapshotAt(snapshot)) {
-        target_version = counters->schema_version;
-        break;
-      }
-    }
     Columns registry(rows_, "ducklake_inlined_data_tables");
     std::map<int64_t, std::pair<int64_t, std::string>> inlined_at_target;  // table -> version, name
     rows_.Scan("ducklake_inlined_data_tables", {}, [&](RowHandle, const Row& row) {
       const int64_t table_id = registry.Int(row, "table_id").value_or(-1);
       const int64_t version = registry.Int(row, "schema_version").value_or(-1);
-      if (version > target_version) return;
+      if (version > target_schema_version_) return;
       auto& best = inlined_at_target[table_id];
       if (best.second.empty() || version > best.first) {
         best = {version, registry.Text(row, "table_name")};
@@ -556,6 +549,7 @@ class RevertPlanner {
   const RevertRequest& request_;
   SnapshotCounters head_;
   int64_t target_ = 0;
+  int64_t target_schema_version_ = 0;
   int64_t snapshot_ = 0;
   int64_t next_file_id_ = 0;
 

@@ -34,10 +34,6 @@ struct RevertRequest {
   int64_t as_of = 0;                // the snapshot whose catalog the new one equals
   std::optional<int64_t> table_id;  // only this table's rows (an undrop)
   std::string commit_message;       // the new snapshot's, as DuckLake's set_commit_message
-  // Whether `as_of` must be a snapshot the lake holds. An undrop reverts to
-  // the moment before a drop, which needs the table's versions, not that
-  // snapshot (expiry may have removed it while the table's rows remain).
-  bool require_snapshot = true;
 };
 
 struct RevertOutcome {
@@ -57,7 +53,7 @@ struct RevertOutcome {
 // store::ConstraintError when a file live at `as_of` holds rows of later
 // snapshots too (a compaction's or a flush's, DuckLake's partial_max), and
 // store::NotFoundError when `as_of` is not a snapshot of the lake (never
-// taken, or expired) and the request requires one, or lies past the head.
+// taken, or expired: expiry removes the rows only it saw).
 RevertOutcome StageRevert(RowTransaction& rows, const RevertRequest& request);
 
 }  // namespace moraine::commit::revert

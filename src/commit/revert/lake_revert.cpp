@@ -123,8 +123,16 @@ RevertOutcome UndropTable(const CommitStore& store, std::string_view schema, std
     const DroppedTable dropped = FindDropped(rows, schema, table);
     RevertRequest request;
     request.as_of = dropped.dropped_at - 1;
+    // The table as it was then is whole only while that snapshot is held:
+    // an expiry of it removes the files only it saw.
+    if (!rows.SnapshotAt(request.as_of)) {
+      throw store::NotFoundError(
+          "snapshot " + std::to_string(request.as_of) + ", the last before " +
+          Quoted(std::string(schema) + "." + std::string(table)) +
+          " was dropped, was expired, and with it what only it read; roll back to an earlier "
+          "snapshot with moraine_rollback instead");
+    }
     request.table_id = dropped.table_id;
-    request.require_snapshot = false;
     request.commit_message = "moraine_undrop of " + std::string(schema) + "." + std::string(table) +
                              " as of snapshot " + std::to_string(request.as_of);
     return StageRevert(rows, request);

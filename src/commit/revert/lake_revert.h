@@ -42,7 +42,8 @@ RevertOutcome RollBackLake(const CommitStore& store, int64_t as_of,
 // inlined rows (moraine_undrop). Throws, writing nothing:
 //  - store::NotFoundError for a schema that does not exist at the head, no
 //    dropped table of that name whose versions are still held (expiry
-//    removes a dropped table's rows), or a missing file (named);
+//    removes a dropped table's rows), an expired snapshot before the drop,
+//    or a missing file (named);
 //  - store::ConstraintError when a table or view of that name exists;
 //  - store::ConflictError as RollBackLake.
 RevertOutcome UndropTable(const CommitStore& store, std::string_view schema, std::string_view table,
