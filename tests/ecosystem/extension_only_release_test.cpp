@@ -147,6 +147,36 @@ TEST_F(ExtensionOnlyRelease, ALakeDuckLakeWroteReadsAndCommitsAsIn155) {
   EXPECT_NE(reader.output.find("kept\n2\n3\n"), std::string::npos) << reader.output;
 }
 
+// A rollback made in the release (TYPE moraine, no DuckLake there) is an
+// ordinary snapshot to DuckLake in 1.5.5: the head reads the snapshot rolled
+// back to, time travel the one before.
+TEST_F(ExtensionOnlyRelease, ARollbackInTheReleaseIsReadByDuckLake) {
+  const std::string lake = dir_.path("rolled");
+  std::filesystem::create_directories(lake + "/files");
+  auto writer = DuckLake(lake,
+                         "CREATE TABLE lake.t (a INTEGER, b VARCHAR);\n"
+                         "INSERT INTO lake.t VALUES (1, 'one'), (2, NULL), (3, 'three');\n",
+                         "rolled-writer", lake + "/files/");
+  ASSERT_EQ(writer.exit_code, 0) << writer.output;
+  auto release = RunPython(RELEASE_VENV,
+                           Prelude("rollback") + "ATTACH '" + lake +
+                               "/lake.moraine' AS c (TYPE moraine);\n"
+                               "SELECT * FROM moraine_rollback('c', to_snapshot => 1);\n",
+                           dir_.path("rollback.sql"));
+  ASSERT_EQ(release.exit_code, 0) << release.output;
+  EXPECT_NE(release.output.find("snapshot_id,ended_versions,revived_versions\n3,3,0\n"),
+            std::string::npos)
+      << release.output;
+  auto reader = DuckLake(lake,
+                         "SELECT count(*) AS now FROM lake.t;\n"
+                         "SELECT count(*) AS before FROM lake.t AT (VERSION => 2);\n"
+                         "SELECT count(*) AS violations FROM moraine_verify('lake');\n",
+                         "rolled-reader");
+  ASSERT_EQ(reader.exit_code, 0) << reader.output;
+  EXPECT_NE(reader.output.find("now\n0\nbefore\n3\nviolations\n0\n"), std::string::npos)
+      << reader.output;
+}
+
 TEST_F(ExtensionOnlyRelease, TheStockPackageIsThePinnedRelease) {
   auto result =
       RunPython(RELEASE_VENV,

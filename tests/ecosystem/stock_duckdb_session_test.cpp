@@ -178,6 +178,36 @@ TEST_F(StockDuckDBSession, AProtectedTagOutlivesExpiryAndCleanupInEveryStockFron
   }
 }
 
+// A rollback and an undrop in each stock front end, and the lake's expiry and
+// cleanup after them: what the head reads stays readable.
+TEST_F(StockDuckDBSession, ARollbackAndAnUndropWorkInEveryStockFrontEnd) {
+  for (FrontEnd front_end : {FrontEnd::kCli, FrontEnd::kPython, FrontEnd::kNode}) {
+    const std::string name = std::string("rollback-") + Name(front_end);
+    const std::string lake = dir_.path(name);
+    const std::string script =
+        test::Prelude(dir_.path("extensions-" + name), MoraineFrom::kRepository,
+                      MORAINE_EXTENSION_REPOSITORY) +
+        "ATTACH 'ducklake:moraine:" + lake + "/lake.moraine' AS lake (DATA_PATH '" + lake +
+        "/files/', DATA_INLINING_ROW_LIMIT 0);\n"
+        "CREATE TABLE lake.t(a INTEGER);\n"
+        "INSERT INTO lake.t VALUES (1);\n"
+        "DELETE FROM lake.t;\n"
+        "ALTER TABLE lake.t ADD COLUMN b VARCHAR;\n"
+        "INSERT INTO lake.t VALUES (2, 'two');\n"
+        "SELECT snapshot_id AS rolled FROM moraine_rollback('lake', to_snapshot => 2);\n"
+        "DROP TABLE lake.t;\n"
+        "SELECT snapshot_id AS undropped FROM moraine_undrop('lake', 't');\n"
+        "CALL ducklake_expire_snapshots('lake', older_than => now());\n"
+        "CALL ducklake_cleanup_old_files('lake', cleanup_all => true);\n"
+        "SELECT string_agg(a::VARCHAR, ',') AS rows, count(*) AS n FROM lake.t;\n";
+    const auto result = test::RunStock(front_end, script, dir_.path(name + ".sql"));
+    EXPECT_EQ(result.exit_code, 0) << name << ":\n" << result.output;
+    for (const std::string expected : {"rolled\n6\n", "undropped\n8\n", "rows,n\n1,1\n"}) {
+      EXPECT_NE(result.output.find(expected), std::string::npos) << name << ":\n" << result.output;
+    }
+  }
+}
+
 // A commit that lost its race to a commit on another table is moved onto the
 // new head in the store (commit/rows/snapshot_rebase.h) in the stock Python
 // package, with DuckLake's own binary of this release: the lake then holds at
