@@ -3,6 +3,8 @@
 #include "commit/revert/lake_revert.h"
 #include "duckdb/common/file_system.hpp"
 #include "duckdb/common/string_util.hpp"
+#include "duckdb/main/connection.hpp"
+#include "duckdb/parser/keyword_helper.hpp"
 #include "duckdb_shim/duckdb_release.h"
 #include "duckdb_shim/error_translation.h"
 #include "duckdb_shim/lake_function_args.h"
@@ -62,16 +64,34 @@ duckdb::unique_ptr<duckdb::FunctionData> UndropBind(duckdb::ClientContext& conte
   return data;
 }
 
-// The paths among `paths` DuckDB's file system no longer finds.
-commit::revert::MissingFiles MissingOn(duckdb::ClientContext& context) {
-  return [&context](const std::vector<std::string>& paths) {
-    auto& files = duckdb::FileSystem::GetFileSystem(context);
+// The lake's files as the session reaches them: DuckDB's file system, and
+// its Parquet reader for a delete file's positions up to a snapshot.
+commit::revert::LakeFiles FilesOf(duckdb::ClientContext& context) {
+  commit::revert::LakeFiles files;
+  files.missing = [&context](const std::vector<std::string>& paths) {
+    auto& file_system = duckdb::FileSystem::GetFileSystem(context);
     std::vector<std::string> missing;
     for (const auto& path : paths) {
-      if (!files.FileExists(path)) missing.push_back(path);
+      if (!file_system.FileExists(path)) missing.push_back(path);
     }
     return missing;
   };
+  files.deletions_up_to = [&context](const std::string& path, int64_t snapshot) {
+    // A connection of its own: the session's is running this function.
+    duckdb::Connection connection(*context.db);
+    auto result = connection.Query(
+        "SELECT pos FROM read_parquet(" + duckdb::KeywordHelper::WriteQuoted(path, '\'') +
+        ") WHERE _ducklake_internal_snapshot_id <= " + std::to_string(snapshot) + " ORDER BY pos");
+    if (result->HasError()) {
+      throw store::IoError("cannot read the delete file " + path + ": " + result->GetError());
+    }
+    std::vector<int64_t> positions;
+    for (duckdb::idx_t row = 0; row < result->RowCount(); ++row) {
+      positions.push_back(result->GetValue(0, row).GetValue<int64_t>());
+    }
+    return positions;
+  };
+  return files;
 }
 
 template <class Revert>
@@ -95,14 +115,14 @@ void RunRevert(duckdb::TableFunctionInput& input, duckdb::DataChunk& output, con
 void Rollback(duckdb::ClientContext& context, duckdb::TableFunctionInput& input,
               duckdb::DataChunk& output) {
   RunRevert(input, output, [&](const RevertBindData& data) {
-    return commit::revert::RollBackLake(data.store, *data.to_snapshot, MissingOn(context));
+    return commit::revert::RollBackLake(data.store, *data.to_snapshot, FilesOf(context));
   });
 }
 
 void Undrop(duckdb::ClientContext& context, duckdb::TableFunctionInput& input,
             duckdb::DataChunk& output) {
   RunRevert(input, output, [&](const RevertBindData& data) {
-    return commit::revert::UndropTable(data.store, data.schema, data.table, MissingOn(context));
+    return commit::revert::UndropTable(data.store, data.schema, data.table, FilesOf(context));
   });
 }
 

@@ -555,17 +555,26 @@ class Verifier {
   }
 
   // The first snapshot the store holds in [begin, end) at which `target` has
-  // no live version, or nullopt when it is live at all of them.
+  // no live version, or nullopt when it is live at all of them. A gap that a
+  // revert closed (the next version begins at a revert mark's snapshot) is
+  // not one: DuckLake writes a file back-dated to the oldest row it holds (a
+  // flush), which may span the gap of a table a revert brought back.
   std::optional<int64_t> FirstUncovered(const Identity& target, int64_t begin,
                                         std::optional<int64_t> end) const {
     auto found = lifetimes_.find(target);
     std::optional<int64_t> at = FirstSnapshotIn(begin, end);
     while (at) {
       const Version* covering = nullptr;
+      const Version* next = nullptr;
       if (found != lifetimes_.end()) {
         for (const Version* version : found->second) {
           if (version->begin <= *at && (!version->end || *at < *version->end)) covering = version;
+          if (version->begin > *at && (!next || version->begin < next->begin)) next = version;
         }
+      }
+      if (!covering && next && revert_snapshots_.count(next->begin)) {
+        at = FirstSnapshotIn(next->begin, end);
+        continue;
       }
       if (!covering) return at;
       if (!covering->end) return std::nullopt;

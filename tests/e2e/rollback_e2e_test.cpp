@@ -14,6 +14,7 @@
 #include "support/directory_fingerprint.h"
 #include "support/ducklake_session.h"
 #include "support/moraine_lake_test.h"
+#include "support/user_catalog.h"
 
 namespace moraine {
 namespace {
@@ -62,31 +63,6 @@ class RollbackE2e : public test::MoraineLakeTest {
     };
   }
 
-  // The whole catalog as a user reads it at the head: tables with their
-  // comments, columns, views, macros, and every row of every table.
-  static Rows Catalog(test::DuckLakeSession& session, const std::string& lake) {
-    Rows all;
-    const auto append = [&](const Rows& rows) { all.insert(all.end(), rows.begin(), rows.end()); };
-    const std::string where = " WHERE database_name = '" + lake + "'";
-    const Rows tables = session.Query(
-        "SELECT schema_name, table_name, comment FROM duckdb_tables()" + where + " ORDER BY ALL");
-    append(tables);
-    append(
-        session.Query("SELECT schema_name, table_name, column_name, data_type, column_default FROM "
-                      "duckdb_columns()" +
-                      where + " ORDER BY ALL"));
-    append(session.Query("SELECT schema_name, view_name, sql FROM duckdb_views()" + where +
-                         " AND NOT internal ORDER BY ALL"));
-    append(session.Query("SELECT schema_name, function_name FROM duckdb_functions()" + where +
-                         " ORDER BY ALL"));
-    for (const auto& table : tables) {
-      append({{"rows of " + table[0] + "." + table[1]}});
-      append(session.Query("SELECT * FROM " + lake + "." + table[0] + "." + table[1] +
-                           " ORDER BY ALL"));
-    }
-    return all;
-  }
-
   static Rows TableAt(test::DuckLakeSession& session, const std::string& table, int64_t snapshot) {
     return session.Query("SELECT * FROM " + table + " AT (VERSION => " + std::to_string(snapshot) +
                          ") ORDER BY ALL");
@@ -111,8 +87,9 @@ TEST_F(RollbackE2e, ARollbackEqualsTheLakeAtItsSnapshotAsAStockReplayReadsIt) {
   }
   const int64_t target = after[kBeforeTarget - 1];
   const int64_t head_before = session.Head();
-  const Rows stock_at_target = Catalog(session, "stock");
-  ASSERT_NE(Catalog(session, "lake"), stock_at_target);  // the later statements changed it
+  const Rows stock_at_target = test::UserCatalog(session, "stock");
+  ASSERT_NE(test::UserCatalog(session, "lake"),
+            stock_at_target);  // the later statements changed it
   // What time travel reads before the rollback, at a snapshot it undoes.
   const int64_t undone = after[kBeforeTarget + 6];
   const Rows small_undone = TableAt(session, "lake.small", undone);
@@ -122,7 +99,7 @@ TEST_F(RollbackE2e, ARollbackEqualsTheLakeAtItsSnapshotAsAStockReplayReadsIt) {
   ASSERT_EQ(outcome.size(), 1u);
   EXPECT_EQ(outcome[0][0], std::to_string(head_before + 1));
   EXPECT_EQ(session.Head(), head_before + 1);
-  EXPECT_EQ(Catalog(session, "lake"), stock_at_target);
+  EXPECT_EQ(test::UserCatalog(session, "lake"), stock_at_target);
   // History is kept: the undone snapshots read what they read.
   EXPECT_EQ(TableAt(session, "lake.small", undone), small_undone);
   EXPECT_EQ(session.Query("SELECT commit_message FROM ducklake_snapshots('lake') WHERE "
@@ -154,7 +131,7 @@ TEST_F(RollbackE2e, ARollbackEqualsTheLakeAtItsSnapshotAsAStockReplayReadsIt) {
     session.Run(On(statement, "lake"));
     session.Run(On(statement, "stock"));
   }
-  EXPECT_EQ(Catalog(session, "lake"), Catalog(session, "stock"));
+  EXPECT_EQ(test::UserCatalog(session, "lake"), test::UserCatalog(session, "stock"));
   EXPECT_EQ(session.Query("SELECT count(*) FROM moraine_verify('lake')"), (Rows{{"0"}}));
 }
 
@@ -172,23 +149,23 @@ TEST_F(RollbackE2e, ARollbackIsUndoneByAnotherAndExpiryKeepsTheFilesTheHeadReads
     after.push_back(session.Head());
   }
   const int64_t before_rollback = session.Head();
-  const Rows full = Catalog(session, "lake");
+  const Rows full = test::UserCatalog(session, "lake");
   session.Run("CALL moraine_rollback('lake', to_snapshot => " +
               std::to_string(after[kBeforeTarget - 1]) + ")");
-  ASSERT_NE(Catalog(session, "lake"), full);
+  ASSERT_NE(test::UserCatalog(session, "lake"), full);
   session.Run("CALL moraine_rollback('lake', to_snapshot => " + std::to_string(before_rollback) +
               ")");
-  EXPECT_EQ(Catalog(session, "lake"), full);
+  EXPECT_EQ(test::UserCatalog(session, "lake"), full);
 
   session.Run("CALL ducklake_expire_snapshots('lake', older_than => now())");
   session.Run("CALL ducklake_cleanup_old_files('lake', cleanup_all => true)");
   session.Run("CALL ducklake_delete_orphaned_files('lake', cleanup_all => true)");
   EXPECT_EQ(session.Query("SELECT count(*) FROM ducklake_snapshots('lake')"), (Rows{{"1"}}));
-  EXPECT_EQ(Catalog(session, "lake"), full);
+  EXPECT_EQ(test::UserCatalog(session, "lake"), full);
   // Reopened from the store alone.
   session.Run("DETACH lake");
   session.Run(AttachLake());
-  EXPECT_EQ(Catalog(session, "lake"), full);
+  EXPECT_EQ(test::UserCatalog(session, "lake"), full);
 }
 
 TEST_F(RollbackE2e, AnUndropBringsBackADroppedTableAsItWas) {

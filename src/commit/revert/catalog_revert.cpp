@@ -285,7 +285,9 @@ class RevertPlanner {
                  if (!InScope(deletes.Int(row, "table_id"))) return;
                  const int64_t data_file = deletes.Int(row, "data_file_id").value_or(-1);
                  const Lifetime lifetime = LifetimeOf(deletes, row, target_);
-                 if (lifetime.at_head != lifetime.at_target) deletions_changed.insert(data_file);
+                 if (lifetime.at_head != lifetime.at_target || HoldsLaterRows(deletes, row)) {
+                   deletions_changed.insert(data_file);
+                 }
                  deletes_of[data_file].emplace_back(handle, row);
                });
     // Inlined deletions of Parquet rows carry no end: one made after the
@@ -321,8 +323,7 @@ class RevertPlanner {
                  if (!InScope(data.Int(row, "table_id"))) return;
                  const int64_t id = *data.Int(row, "data_file_id");
                  const Lifetime lifetime = LifetimeOf(data, row, target_);
-                 const auto partial_max = data.Int(row, "partial_max");
-                 if (lifetime.at_target && partial_max && *partial_max > target_) {
+                 if (lifetime.at_target && HoldsLaterRows(data, row)) {
                    merged += (merged.empty() ? "" : ", ") + data.Text(row, "path");
                  }
                  const bool changed =
@@ -361,6 +362,10 @@ class RevertPlanner {
       CopyFileRows(table_id, old_id, new_id);
       for (auto& [unused, delete_row] : deletes_of[old_id]) {
         if (!LifetimeOf(deletes, delete_row, target_).at_target) continue;
+        if (HoldsLaterRows(deletes, delete_row)) {
+          ReviveDeletionsUpToTarget(deletes, delete_row, table_id, new_id);
+          continue;
+        }
         Row copy = delete_row;
         const int64_t old_delete = *deletes.Int(copy, "delete_file_id");
         const int64_t new_delete = next_file_id_++;
@@ -379,6 +384,40 @@ class RevertPlanner {
       }
       row[data.At("data_file_id")] = Cell{new_id};
       Revive("ducklake_data_file", data, std::move(row));
+    }
+  }
+
+  // Whether a file row live at the target holds rows of later snapshots too
+  // (DuckLake's partial_max: a compaction's or a flush's data file, or a
+  // delete file that added to an earlier one's deletions).
+  bool HoldsLaterRows(const Columns& columns, const Row& row) const {
+    const auto partial_max = columns.Int(row, "partial_max");
+    return partial_max && *partial_max > target_ && LifetimeOf(columns, row, target_).at_target;
+  }
+
+  // The deletions a delete file made at or before the target, as inlined
+  // deletions of the data file's new id `data_file` (positions in the file,
+  // as DuckLake merges them with a delete file's), read from the file.
+  void ReviveDeletionsUpToTarget(const Columns& deletes, const Row& row, int64_t table_id,
+                                 int64_t data_file) {
+    const std::string path = FilePath(deletes, row, table_id);
+    if (!request_.deletions_up_to || !IsNull(row[deletes.At("encryption_key")])) {
+      throw store::ConstraintError("the delete file " + path + " holds deletions of snapshot " +
+                                   std::to_string(target_) +
+                                   " merged with later ones and cannot be read here, so its "
+                                   "catalog cannot come back; nothing was reverted");
+    }
+    const std::string table = catalog::InlinedDeleteTableName(table_id);
+    if (!rows_.FindTable(table) && !created_delete_tables_.count(table)) {
+      TableSpec spec{table, {}, {}};
+      for (const auto& column : catalog::InlinedDeleteColumns()) {
+        spec.columns.push_back({std::string(column.name), "BIGINT", column.nullable});
+      }
+      creates_.push_back(spec);
+      created_delete_tables_.insert(table);
+    }
+    for (int64_t position : request_.deletions_up_to(path, target_)) {
+      inserts_.emplace_back(table, Row{Cell{data_file}, Cell{position}, Cell{snapshot_}});
     }
   }
 
@@ -561,6 +600,7 @@ class RevertPlanner {
   std::vector<Ending> ends_;
   std::vector<std::pair<std::string, Row>> inserts_;
   std::vector<TableSpec> creates_;
+  std::set<std::string> created_delete_tables_;
   int64_t revived_versions_ = 0;
   std::vector<RevivedFile> revived_files_;
   std::vector<std::string> revived_paths_;

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,10 +31,22 @@
 
 namespace moraine::commit::revert {
 
+// The positions in the Parquet delete file at `path` of the rows deleted at
+// or before `snapshot`, ascending: DuckLake writes a delete file that adds
+// to an earlier one's deletions with each row's snapshot
+// (_ducklake_internal_snapshot_id, its partial_max the newest), and reads it
+// at an earlier snapshot through that column. The catalog cannot read
+// Parquet; its caller can.
+using DeletionsUpTo =
+    std::function<std::vector<int64_t>(const std::string& path, int64_t snapshot)>;
+
 struct RevertRequest {
   int64_t as_of = 0;                // the snapshot whose catalog the new one equals
   std::optional<int64_t> table_id;  // only this table's rows (an undrop)
   std::string commit_message;       // the new snapshot's, as DuckLake's set_commit_message
+  // Reads a delete file that holds deletions of snapshots after `as_of` too;
+  // without it, such a file refuses the revert (as a data file does).
+  DeletionsUpTo deletions_up_to;
 };
 
 struct RevertOutcome {

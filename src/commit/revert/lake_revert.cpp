@@ -19,8 +19,7 @@ std::string Quoted(std::string_view name) { return "'" + std::string(name) + "'"
 // Plans with `plan` in a fresh row transaction, refuses files that are gone,
 // and commits; again on the new head after a lost race.
 template <class Plan>
-RevertOutcome CommitRevert(const CommitStore& store, const MissingFiles& missing_files,
-                           const Plan& plan) {
+RevertOutcome CommitRevert(const CommitStore& store, const LakeFiles& files, const Plan& plan) {
   for (int attempt = 1;; ++attempt) {
     auto rows = BeginRowTransaction(store);
     const RevertOutcome outcome = plan(*rows);
@@ -28,7 +27,7 @@ RevertOutcome CommitRevert(const CommitStore& store, const MissingFiles& missing
       rows->Rollback();
       return outcome;
     }
-    if (const auto missing = missing_files(outcome.revived_file_paths); !missing.empty()) {
+    if (const auto missing = files.missing(outcome.revived_file_paths); !missing.empty()) {
       rows->Rollback();
       std::string names;
       for (const auto& path : missing) names += (names.empty() ? "" : ", ") + path;
@@ -107,19 +106,19 @@ DroppedTable FindDropped(RowTransaction& rows, std::string_view schema, std::str
 
 }  // namespace
 
-RevertOutcome RollBackLake(const CommitStore& store, int64_t as_of,
-                           const MissingFiles& missing_files) {
-  return CommitRevert(store, missing_files, [&](RowTransaction& rows) {
+RevertOutcome RollBackLake(const CommitStore& store, int64_t as_of, const LakeFiles& files) {
+  return CommitRevert(store, files, [&](RowTransaction& rows) {
     RevertRequest request;
     request.as_of = as_of;
     request.commit_message = "moraine_rollback to snapshot " + std::to_string(as_of);
+    request.deletions_up_to = files.deletions_up_to;
     return StageRevert(rows, request);
   });
 }
 
 RevertOutcome UndropTable(const CommitStore& store, std::string_view schema, std::string_view table,
-                          const MissingFiles& missing_files) {
-  return CommitRevert(store, missing_files, [&](RowTransaction& rows) {
+                          const LakeFiles& files) {
+  return CommitRevert(store, files, [&](RowTransaction& rows) {
     const DroppedTable dropped = FindDropped(rows, schema, table);
     RevertRequest request;
     request.as_of = dropped.dropped_at - 1;

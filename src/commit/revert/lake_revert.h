@@ -18,10 +18,15 @@
 
 namespace moraine::commit::revert {
 
-// Which of `paths` no longer exist (a file a revert would bring back that
-// cleanup or a hand deleted). The caller knows the file system; the catalog
-// does not.
-using MissingFiles = std::function<std::vector<std::string>(const std::vector<std::string>& paths)>;
+// What a revert needs of the lake's files, which the caller can reach and
+// the catalog cannot.
+struct LakeFiles {
+  // Which of `paths` no longer exist (a file a revert would bring back that
+  // cleanup or a hand deleted).
+  std::function<std::vector<std::string>(const std::vector<std::string>& paths)> missing;
+  // catalog_revert.h; may be empty.
+  DeletionsUpTo deletions_up_to;
+};
 
 // Commits one snapshot whose catalog equals snapshot `as_of`'s (moraine_rollback).
 // Returns what it staged; nothing is committed when the head already equals
@@ -34,8 +39,7 @@ using MissingFiles = std::function<std::vector<std::string>(const std::vector<st
 //    `as_of`'s files apart;
 //  - store::InvalidArgumentError for a store without a catalog;
 //  - store::ConflictError if it lost its race to other commits every time.
-RevertOutcome RollBackLake(const CommitStore& store, int64_t as_of,
-                           const MissingFiles& missing_files);
+RevertOutcome RollBackLake(const CommitStore& store, int64_t as_of, const LakeFiles& files);
 
 // Commits one snapshot in which the dropped table `schema`.`table` is back as
 // it was just before its (latest) drop, with its ids, columns, files and
@@ -47,6 +51,6 @@ RevertOutcome RollBackLake(const CommitStore& store, int64_t as_of,
 //  - store::ConstraintError when a table or view of that name exists;
 //  - store::ConflictError as RollBackLake.
 RevertOutcome UndropTable(const CommitStore& store, std::string_view schema, std::string_view table,
-                          const MissingFiles& missing_files);
+                          const LakeFiles& files);
 
 }  // namespace moraine::commit::revert
