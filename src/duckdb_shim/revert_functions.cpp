@@ -4,7 +4,6 @@
 #include "duckdb/common/file_system.hpp"
 #include "duckdb/common/string_util.hpp"
 #include "duckdb/main/connection.hpp"
-#include "duckdb/parser/keyword_helper.hpp"
 #include "duckdb_shim/duckdb_release.h"
 #include "duckdb_shim/error_translation.h"
 #include "duckdb_shim/lake_function_args.h"
@@ -64,8 +63,18 @@ duckdb::unique_ptr<duckdb::FunctionData> UndropBind(duckdb::ClientContext& conte
   return data;
 }
 
+// `text` as a SQL string literal.
+std::string SqlText(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) {
+    if (c == '\'') quoted += '\'';
+    quoted += c;
+  }
+  return quoted + "'";
+}
+
 // The lake's files as the session reaches them: DuckDB's file system, and
-// its Parquet reader for a delete file's positions up to a snapshot.
+// its Parquet reader for the rows of a file that holds several snapshots'.
 commit::revert::LakeFiles FilesOf(duckdb::ClientContext& context) {
   commit::revert::LakeFiles files;
   files.missing = [&context](const std::vector<std::string>& paths) {
@@ -76,20 +85,32 @@ commit::revert::LakeFiles FilesOf(duckdb::ClientContext& context) {
     }
     return missing;
   };
-  files.deletions_up_to = [&context](const std::string& path, int64_t snapshot) {
-    // A connection of its own: the session's is running this function.
+  // A connection of its own: the session's is running this function.
+  const auto positions = [&context](const std::string& sql, const std::string& path) {
     duckdb::Connection connection(*context.db);
-    auto result = connection.Query(
-        "SELECT pos FROM read_parquet(" + duckdb::KeywordHelper::WriteQuoted(path, '\'') +
-        ") WHERE _ducklake_internal_snapshot_id <= " + std::to_string(snapshot) + " ORDER BY pos");
+    auto result = connection.Query(sql);
     if (result->HasError()) {
-      throw store::IoError("cannot read the delete file " + path + ": " + result->GetError());
+      throw store::IoError("cannot read the file " + path + ": " + result->GetError());
     }
-    std::vector<int64_t> positions;
-    for (duckdb::idx_t row = 0; row < result->RowCount(); ++row) {
-      positions.push_back(result->GetValue(0, row).GetValue<int64_t>());
+    std::vector<int64_t> found;
+    for (auto chunk = result->Fetch(); chunk && chunk->size() > 0; chunk = result->Fetch()) {
+      for (duckdb::idx_t row = 0; row < chunk->size(); ++row) {
+        found.push_back(chunk->GetValue(0, row).GetValue<int64_t>());
+      }
     }
-    return positions;
+    return found;
+  };
+  files.partial_files.rows_after = [positions](const std::string& path, int64_t snapshot) {
+    return positions("SELECT file_row_number FROM read_parquet(" + SqlText(path) +
+                         ", file_row_number => true) WHERE _ducklake_internal_snapshot_id > " +
+                         std::to_string(snapshot) + " ORDER BY 1",
+                     path);
+  };
+  files.partial_files.deleted_up_to = [positions](const std::string& path, int64_t snapshot) {
+    return positions("SELECT pos FROM read_parquet(" + SqlText(path) +
+                         ") WHERE _ducklake_internal_snapshot_id <= " + std::to_string(snapshot) +
+                         " ORDER BY 1",
+                     path);
   };
   return files;
 }

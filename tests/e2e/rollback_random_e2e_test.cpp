@@ -4,9 +4,10 @@
 // deletes, updates; comments, views, compactions and flushes) run on a moraine
 // lake, and on a stock DuckDB-file lake up to a random snapshot n. The moraine
 // lake goes on, then rolls back to n: its whole catalog must read as the
-// stock one's, and both must agree again after the same further statements.
-// A rollback across a compaction or a flush of rows of n is refused instead
-// (catalog_revert.h says why); then the lake must be unchanged.
+// stock one's, and both must agree again after the same further statements,
+// and after an expiry and cleanup of everything but the head. Compactions
+// and flushes after n leave files holding rows of several snapshots, which
+// the rollback reads apart (catalog_revert.h).
 // MORAINE_ROLLBACK_SEEDS=N runs N seeds (default 6).
 #include <gtest/gtest.h>
 
@@ -132,7 +133,7 @@ int Seeds() {
 }
 
 TEST(RollbackRandomE2e, ARollbackReadsAsAStockReplayUpToItsSnapshot) {
-  int compared = 0, refused = 0;
+  int compared = 0;
   for (int seed = 1; seed <= Seeds(); ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     test::TempDir dir;
@@ -161,16 +162,7 @@ TEST(RollbackRandomE2e, ARollbackReadsAsAStockReplayUpToItsSnapshot) {
       session.Run(On(statement, "lake"));
     }
     SCOPED_TRACE(trail);
-    const Rows head_before = test::UserCatalog(session, "lake");
-    const auto rollback = session.connection().Query(
-        "CALL moraine_rollback('lake', to_snapshot => " + std::to_string(target) + ")");
-    if (rollback->HasError()) {
-      EXPECT_NE(rollback->GetError().find("merged with rows of later snapshots"), std::string::npos)
-          << rollback->GetError();
-      EXPECT_EQ(test::UserCatalog(session, "lake"), head_before);
-      ++refused;
-      continue;
-    }
+    session.Run("CALL moraine_rollback('lake', to_snapshot => " + std::to_string(target) + ")");
     EXPECT_EQ(test::UserCatalog(session, "lake"), test::UserCatalog(session, "stock"));
     // Both go on from there alike.
     model = at_target;
@@ -191,8 +183,7 @@ TEST(RollbackRandomE2e, ARollbackReadsAsAStockReplayUpToItsSnapshot) {
     EXPECT_EQ(test::UserCatalog(session, "lake"), head);
     ++compared;
   }
-  std::cout << compared << " rollbacks compared with a stock replay, " << refused
-            << " refused across a compaction or a flush\n";
+  std::cout << compared << " rollbacks compared with a stock replay\n";
   EXPECT_GT(compared, 0);
 }
 

@@ -6,6 +6,8 @@
 #include <utility>
 
 #include "catalog/ducklake_tables.h"
+#include "commit/rows/inlined_table_spec.h"
+#include "commit/verbs/catalog_state_rows.h"
 #include "store/error.h"
 #include "util/wall_clock.h"
 
@@ -98,7 +100,7 @@ class RevertPlanner {
                                  "newest is " +
                                  std::to_string(head_.snapshot_id) + "), so nothing was reverted");
     }
-    target_schema_version_ = target->schema_version;
+    target_next_file_id_ = target->next_file_id;
     snapshot_ = head_.snapshot_id + 1;
     next_file_id_ = head_.next_file_id;
 
@@ -285,7 +287,8 @@ class RevertPlanner {
                  if (!InScope(deletes.Int(row, "table_id"))) return;
                  const int64_t data_file = deletes.Int(row, "data_file_id").value_or(-1);
                  const Lifetime lifetime = LifetimeOf(deletes, row, target_);
-                 if (lifetime.at_head != lifetime.at_target || HoldsLaterRows(deletes, row)) {
+                 if (lifetime.at_head != lifetime.at_target ||
+                     HoldsLaterRows(deletes, row, "delete_file_id")) {
                    deletions_changed.insert(data_file);
                  }
                  deletes_of[data_file].emplace_back(handle, row);
@@ -317,31 +320,19 @@ class RevertPlanner {
     Columns data(rows_, "ducklake_data_file");
     std::vector<std::pair<RowHandle, Row>> ending;
     std::vector<Row> reviving;
-    std::string merged;  // files live at the target holding rows of later snapshots
     rows_.Scan("ducklake_data_file", ScopeBounds(data, "table_id"),
                [&](RowHandle handle, const Row& row) {
                  if (!InScope(data.Int(row, "table_id"))) return;
                  const int64_t id = *data.Int(row, "data_file_id");
                  const Lifetime lifetime = LifetimeOf(data, row, target_);
-                 if (lifetime.at_target && HoldsLaterRows(data, row)) {
-                   merged += (merged.empty() ? "" : ", ") + data.Text(row, "path");
-                 }
                  const bool changed =
-                     lifetime.at_target && lifetime.at_head && deletions_changed.count(id) > 0;
+                     lifetime.at_target && lifetime.at_head &&
+                     (deletions_changed.count(id) > 0 || HoldsLaterRows(data, row, "data_file_id"));
                  if (lifetime.at_head && (!lifetime.at_target || changed)) {
                    ending.emplace_back(handle, row);
                  }
                  if (lifetime.at_target && (!lifetime.at_head || changed)) reviving.push_back(row);
                });
-    // DuckLake reads such a file (a compaction's, or a flush of inlined rows)
-    // at the target through a filter on the snapshots of its rows, which no
-    // later snapshot applies; the rows it replaced are gone from the catalog.
-    if (!merged.empty()) {
-      throw store::ConstraintError(
-          "the files " + merged + " hold rows of snapshot " + std::to_string(target_) +
-          " merged with rows of later snapshots (by a compaction or a flush of inlined data "
-          "after it), so its catalog cannot come back; nothing was reverted");
-    }
     for (auto& [handle, row] : ending) {
       const int64_t id = *data.Int(row, "data_file_id");
       data_changed_tables_.insert(*data.Int(row, "table_id"));
@@ -360,10 +351,15 @@ class RevertPlanner {
       revived_files_.push_back({old_id, new_id, table_id, false});
       revived_paths_.push_back(FilePath(data, row, table_id));
       CopyFileRows(table_id, old_id, new_id);
+      if (HoldsLaterRows(data, row, "data_file_id")) {
+        const std::string path = FilePath(data, row, table_id);
+        InlineDeletions(table_id, new_id, ReadPartial(data, row, path, false));
+      }
       for (auto& [unused, delete_row] : deletes_of[old_id]) {
         if (!LifetimeOf(deletes, delete_row, target_).at_target) continue;
-        if (HoldsLaterRows(deletes, delete_row)) {
-          ReviveDeletionsUpToTarget(deletes, delete_row, table_id, new_id);
+        if (HoldsLaterRows(deletes, delete_row, "delete_file_id")) {
+          const std::string path = FilePath(deletes, delete_row, table_id);
+          InlineDeletions(table_id, new_id, ReadPartial(deletes, delete_row, path, true));
           continue;
         }
         Row copy = delete_row;
@@ -387,26 +383,40 @@ class RevertPlanner {
     }
   }
 
-  // Whether a file row live at the target holds rows of later snapshots too
-  // (DuckLake's partial_max: a compaction's or a flush's data file, or a
-  // delete file that added to an earlier one's deletions).
-  bool HoldsLaterRows(const Columns& columns, const Row& row) const {
+  // Whether a file row live at the target holds rows of later snapshots too:
+  // DuckLake's partial_max says so of a compaction's or a flush's data file;
+  // a file written after the target (its id allocated since) yet live at it
+  // was back-dated to its oldest row, as a flush's delete file or a delete
+  // file that took over an earlier one's deletions is, without partial_max.
+  bool HoldsLaterRows(const Columns& columns, const Row& row, std::string_view id_column) const {
+    if (!LifetimeOf(columns, row, target_).at_target) return false;
     const auto partial_max = columns.Int(row, "partial_max");
-    return partial_max && *partial_max > target_ && LifetimeOf(columns, row, target_).at_target;
+    return (partial_max && *partial_max > target_) ||
+           columns.Int(row, id_column).value_or(0) >= target_next_file_id_;
   }
 
-  // The deletions a delete file made at or before the target, as inlined
-  // deletions of the data file's new id `data_file` (positions in the file,
-  // as DuckLake merges them with a delete file's), read from the file.
-  void ReviveDeletionsUpToTarget(const Columns& deletes, const Row& row, int64_t table_id,
-                                 int64_t data_file) {
-    const std::string path = FilePath(deletes, row, table_id);
-    if (!request_.deletions_up_to || !IsNull(row[deletes.At("encryption_key")])) {
-      throw store::ConstraintError("the delete file " + path + " holds deletions of snapshot " +
-                                   std::to_string(target_) +
-                                   " merged with later ones and cannot be read here, so its "
-                                   "catalog cannot come back; nothing was reverted");
+  // The rows a partial file (HoldsLaterRows) must lose at the new snapshot:
+  // a data file's rows of later snapshots, or the rows a delete file
+  // deleted by the target (`deletions`).
+  std::vector<int64_t> ReadPartial(const Columns& columns, const Row& row, const std::string& path,
+                                   bool deletions) {
+    const auto& read =
+        deletions ? request_.partial_files.deleted_up_to : request_.partial_files.rows_after;
+    if (!read || !IsNull(row[columns.At("encryption_key")])) {
+      throw store::ConstraintError(
+          "the file " + path + " holds rows of snapshot " + std::to_string(target_) +
+          " merged with rows of later snapshots (by a compaction, a flush of inlined data or a "
+          "delete after it) and cannot be read here, so its catalog cannot come back; nothing "
+          "was reverted");
     }
+    return read(path, target_);
+  }
+
+  // Deletions of `positions` in the data file `data_file` of `table_id` from
+  // the new snapshot on, in the table's inlined deletion table (made if it
+  // has none), where DuckLake merges them with the file's delete files.
+  void InlineDeletions(int64_t table_id, int64_t data_file, const std::vector<int64_t>& positions) {
+    if (positions.empty()) return;
     const std::string table = catalog::InlinedDeleteTableName(table_id);
     if (!rows_.FindTable(table) && !created_delete_tables_.count(table)) {
       TableSpec spec{table, {}, {}};
@@ -416,7 +426,7 @@ class RevertPlanner {
       creates_.push_back(spec);
       created_delete_tables_.insert(table);
     }
-    for (int64_t position : request_.deletions_up_to(path, target_)) {
+    for (int64_t position : positions) {
       inserts_.emplace_back(table, Row{Cell{data_file}, Cell{position}, Cell{snapshot_}});
     }
   }
@@ -481,17 +491,12 @@ class RevertPlanner {
   void PlanNewSchemaVersion(int64_t schema_version) {
     if (schema_version == head_.schema_version) return;
     Columns registry(rows_, "ducklake_inlined_data_tables");
-    std::map<int64_t, std::pair<int64_t, std::string>> inlined_at_target;  // table -> version, name
+    std::set<int64_t> inlining;  // tables with an inlined data table
     rows_.Scan("ducklake_inlined_data_tables", {}, [&](RowHandle, const Row& row) {
-      const int64_t table_id = registry.Int(row, "table_id").value_or(-1);
-      const int64_t version = registry.Int(row, "schema_version").value_or(-1);
-      if (version > target_schema_version_) return;
-      auto& best = inlined_at_target[table_id];
-      if (best.second.empty() || version > best.first) {
-        best = {version, registry.Text(row, "table_name")};
-      }
+      inlining.insert(registry.Int(row, "table_id").value_or(-1));
     });
     Columns versions(rows_, "ducklake_schema_versions");
+    std::optional<catalog::CatalogState> at_target;  // read once, if a table needs it
     for (int64_t table_id : schema_changed_tables_) {
       if (!table_paths_.count(table_id)) continue;  // not a table at the target
       Row version = versions.Empty();
@@ -499,11 +504,12 @@ class RevertPlanner {
       version[versions.At("schema_version")] = Cell{schema_version};
       version[versions.At("table_id")] = Cell{table_id};
       inserts_.emplace_back("ducklake_schema_versions", std::move(version));
-      const auto inlined = inlined_at_target.find(table_id);
-      if (inlined == inlined_at_target.end()) continue;
-      auto spec = rows_.FindTable(inlined->second.second);
-      if (!spec) continue;
-      spec->name = catalog::InlinedDataTableName(table_id, schema_version);
+      if (!inlining.count(table_id)) continue;  // DuckLake makes one at its first insert
+      if (!at_target) at_target = ReadCatalogState(rows_, target_);
+      const catalog::TableState* table = at_target->Table(table_id);
+      if (!table) continue;
+      auto spec = InlinedDataTableSpec(*table, schema_version);
+      if (!spec) continue;  // DuckLake would not inline it
       creates_.push_back(*spec);
       Row registered = registry.Empty();
       registered[registry.At("table_id")] = Cell{table_id};
@@ -588,7 +594,7 @@ class RevertPlanner {
   const RevertRequest& request_;
   SnapshotCounters head_;
   int64_t target_ = 0;
-  int64_t target_schema_version_ = 0;
+  int64_t target_next_file_id_ = 0;
   int64_t snapshot_ = 0;
   int64_t next_file_id_ = 0;
 

@@ -14,8 +14,10 @@
 // delete files and inlined deletions as of n follow it, and its column stats and
 // partition values are copied to the new id. A table whose columns change gets
 // a new schema version and, if it inlines rows, a new inlined table in the
-// columns it had at n, as a DuckLake ALTER would. Row ids and next_row_id
-// never go back.
+// columns it had at n, as a DuckLake ALTER would. A file that holds rows of
+// n and of later snapshots (PartialFileReader) comes back with the later
+// rows, or the later deletions, left out as inlined deletions. Row ids and
+// next_row_id never go back.
 //
 // Thread-safety: uses the RowTransaction it is given, which the caller
 // serializes (as every RowTransaction use).
@@ -31,22 +33,27 @@
 
 namespace moraine::commit::revert {
 
-// The positions in the Parquet delete file at `path` of the rows deleted at
-// or before `snapshot`, ascending: DuckLake writes a delete file that adds
-// to an earlier one's deletions with each row's snapshot
-// (_ducklake_internal_snapshot_id, its partial_max the newest), and reads it
-// at an earlier snapshot through that column. The catalog cannot read
-// Parquet; its caller can.
-using DeletionsUpTo =
-    std::function<std::vector<int64_t>(const std::string& path, int64_t snapshot)>;
+// What a revert reads of a Parquet file that holds rows of several
+// snapshots: DuckLake writes each row's snapshot into it
+// (_ducklake_internal_snapshot_id; the file's partial_max is the newest) when
+// a compaction or a flush of inlined rows merges rows, or a delete file adds
+// to an earlier one's deletions, and reads it at an earlier snapshot through
+// that column, which no newer snapshot applies. The catalog cannot read
+// Parquet; its caller can. Both give positions in the file, ascending.
+struct PartialFileReader {
+  // The rows of data file `path` written for snapshots after `snapshot`.
+  std::function<std::vector<int64_t>(const std::string& path, int64_t snapshot)> rows_after;
+  // The rows delete file `path` deleted at or before `snapshot`.
+  std::function<std::vector<int64_t>(const std::string& path, int64_t snapshot)> deleted_up_to;
+};
 
 struct RevertRequest {
   int64_t as_of = 0;                // the snapshot whose catalog the new one equals
   std::optional<int64_t> table_id;  // only this table's rows (an undrop)
   std::string commit_message;       // the new snapshot's, as DuckLake's set_commit_message
-  // Reads a delete file that holds deletions of snapshots after `as_of` too;
-  // without it, such a file refuses the revert (as a data file does).
-  DeletionsUpTo deletions_up_to;
+  // Reads a file live at `as_of` that holds rows of later snapshots too;
+  // without it (or for an encrypted one) such a file refuses the revert.
+  PartialFileReader partial_files;
 };
 
 struct RevertOutcome {
@@ -64,7 +71,7 @@ struct RevertOutcome {
 // Stages the revert of `request` on `rows` (not committed). Throws
 // store::InvalidArgumentError for a store without a catalog,
 // store::ConstraintError when a file live at `as_of` holds rows of later
-// snapshots too (a compaction's or a flush's, DuckLake's partial_max), and
+// snapshots too and `partial_files` cannot read it, and
 // store::NotFoundError when `as_of` is not a snapshot of the lake (never
 // taken, or expired: expiry removes the rows only it saw).
 RevertOutcome StageRevert(RowTransaction& rows, const RevertRequest& request);

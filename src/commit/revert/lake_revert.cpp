@@ -111,7 +111,7 @@ RevertOutcome RollBackLake(const CommitStore& store, int64_t as_of, const LakeFi
     RevertRequest request;
     request.as_of = as_of;
     request.commit_message = "moraine_rollback to snapshot " + std::to_string(as_of);
-    request.deletions_up_to = files.deletions_up_to;
+    request.partial_files = files.partial_files;
     return StageRevert(rows, request);
   });
 }

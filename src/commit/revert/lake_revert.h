@@ -25,7 +25,7 @@ struct LakeFiles {
   // cleanup or a hand deleted).
   std::function<std::vector<std::string>(const std::vector<std::string>& paths)> missing;
   // catalog_revert.h; may be empty.
-  DeletionsUpTo deletions_up_to;
+  PartialFileReader partial_files;
 };
 
 // Commits one snapshot whose catalog equals snapshot `as_of`'s (moraine_rollback).
@@ -33,10 +33,9 @@ struct LakeFiles {
 // `as_of` (outcome.staged false). Throws, writing nothing:
 //  - store::NotFoundError for a snapshot the lake does not hold, or when a
 //    file it would bring back is missing (the message names them);
-//  - store::ConstraintError when a compaction or a flush of inlined data
-//    after `as_of` merged rows of `as_of` with later ones into a file (the
-//    message names the files): DuckLake's catalog then no longer holds
-//    `as_of`'s files apart;
+//  - store::ConstraintError when a file holds rows of `as_of` merged with
+//    later ones (a compaction, a flush or a delete after it) and
+//    `files.partial_files` cannot read it (the message names it);
 //  - store::InvalidArgumentError for a store without a catalog;
 //  - store::ConflictError if it lost its race to other commits every time.
 RevertOutcome RollBackLake(const CommitStore& store, int64_t as_of, const LakeFiles& files);
