@@ -29,6 +29,22 @@ class StockDuckDBSession : public ::testing::Test {
     std::string reader;  // output of a second process that re-attached it
   };
 
+  // In `front_end`, moraine from the repository and a lake of its own named
+  // `name`, attached as `lake` with every insert written to a file, then
+  // `statements`; the run's output, whose exit the test expects to be 0.
+  std::string InEachFrontEndsLake(FrontEnd front_end, const std::string& name,
+                                  const std::string& statements) {
+    const std::string lake = dir_.path(name);
+    const std::string script =
+        test::Prelude(dir_.path("extensions-" + name), MoraineFrom::kRepository,
+                      MORAINE_EXTENSION_REPOSITORY) +
+        "ATTACH 'ducklake:moraine:" + lake + "/lake.moraine' AS lake (DATA_PATH '" + lake +
+        "/files/', DATA_INLINING_ROW_LIMIT 0);\n" + statements;
+    const auto result = test::RunStock(front_end, script, dir_.path(name + ".sql"));
+    EXPECT_EQ(result.exit_code, 0) << name << ":\n" << result.output;
+    return result.output;
+  }
+
   // Writes the lake in one process and reads it back in a second one.
   // `catalog` is "moraine" or "stock".
   Run Session(FrontEnd front_end, const std::string& catalog, MoraineFrom writer_from,
@@ -156,12 +172,8 @@ TEST_F(StockDuckDBSession, TheNativeMetadataManagerAnswersInEveryStockFrontEnd) 
 TEST_F(StockDuckDBSession, AProtectedTagOutlivesExpiryAndCleanupInEveryStockFrontEnd) {
   for (FrontEnd front_end : {FrontEnd::kCli, FrontEnd::kPython, FrontEnd::kNode}) {
     const std::string name = std::string("tags-") + Name(front_end);
-    const std::string lake = dir_.path(name);
-    const std::string script =
-        test::Prelude(dir_.path("extensions-" + name), MoraineFrom::kRepository,
-                      MORAINE_EXTENSION_REPOSITORY) +
-        "ATTACH 'ducklake:moraine:" + lake + "/lake.moraine' AS lake (DATA_PATH '" + lake +
-        "/files/', DATA_INLINING_ROW_LIMIT 0);\n"
+    const std::string output = InEachFrontEndsLake(
+        front_end, name,
         "CREATE TABLE lake.t(a INTEGER);\n"
         "INSERT INTO lake.t VALUES (1);\n"
         "CALL moraine_tag('lake', 'first');\n"
@@ -170,11 +182,9 @@ TEST_F(StockDuckDBSession, AProtectedTagOutlivesExpiryAndCleanupInEveryStockFron
         "CALL ducklake_expire_snapshots('lake', older_than => now());\n"
         "CALL ducklake_cleanup_old_files('lake', cleanup_all => true);\n"
         "SELECT a AS at_tag FROM lake.t AT (VERSION => moraine_tag_snapshot('lake', 'first'));\n"
-        "SELECT count(*) AS snapshots FROM lake.snapshots();\n";
-    const auto result = test::RunStock(front_end, script, dir_.path(name + ".sql"));
-    EXPECT_EQ(result.exit_code, 0) << name << ":\n" << result.output;
-    EXPECT_NE(result.output.find("at_tag\n1\nsnapshots\n2\n"), std::string::npos) << name << ":\n"
-                                                                                  << result.output;
+        "SELECT count(*) AS snapshots FROM lake.snapshots();\n");
+    EXPECT_NE(output.find("at_tag\n1\nsnapshots\n2\n"), std::string::npos) << name << ":\n"
+                                                                           << output;
   }
 }
 
@@ -183,12 +193,8 @@ TEST_F(StockDuckDBSession, AProtectedTagOutlivesExpiryAndCleanupInEveryStockFron
 TEST_F(StockDuckDBSession, ARollbackAndAnUndropWorkInEveryStockFrontEnd) {
   for (FrontEnd front_end : {FrontEnd::kCli, FrontEnd::kPython, FrontEnd::kNode}) {
     const std::string name = std::string("rollback-") + Name(front_end);
-    const std::string lake = dir_.path(name);
-    const std::string script =
-        test::Prelude(dir_.path("extensions-" + name), MoraineFrom::kRepository,
-                      MORAINE_EXTENSION_REPOSITORY) +
-        "ATTACH 'ducklake:moraine:" + lake + "/lake.moraine' AS lake (DATA_PATH '" + lake +
-        "/files/', DATA_INLINING_ROW_LIMIT 0);\n"
+    const std::string output = InEachFrontEndsLake(
+        front_end, name,
         "CREATE TABLE lake.t(a INTEGER);\n"
         "INSERT INTO lake.t VALUES (1);\n"
         "DELETE FROM lake.t;\n"
@@ -199,11 +205,9 @@ TEST_F(StockDuckDBSession, ARollbackAndAnUndropWorkInEveryStockFrontEnd) {
         "SELECT snapshot_id AS undropped FROM moraine_undrop('lake', 't');\n"
         "CALL ducklake_expire_snapshots('lake', older_than => now());\n"
         "CALL ducklake_cleanup_old_files('lake', cleanup_all => true);\n"
-        "SELECT string_agg(a::VARCHAR, ',') AS rows, count(*) AS n FROM lake.t;\n";
-    const auto result = test::RunStock(front_end, script, dir_.path(name + ".sql"));
-    EXPECT_EQ(result.exit_code, 0) << name << ":\n" << result.output;
+        "SELECT string_agg(a::VARCHAR, ',') AS rows, count(*) AS n FROM lake.t;\n");
     for (const std::string expected : {"rolled\n6\n", "undropped\n8\n", "rows,n\n1,1\n"}) {
-      EXPECT_NE(result.output.find(expected), std::string::npos) << name << ":\n" << result.output;
+      EXPECT_NE(output.find(expected), std::string::npos) << name << ":\n" << output;
     }
   }
 }
