@@ -13,6 +13,7 @@
 
 #include "support/directory_fingerprint.h"
 #include "support/ducklake_session.h"
+#include "support/lake_sql.h"
 #include "support/moraine_lake_test.h"
 #include "support/user_catalog.h"
 
@@ -23,43 +24,38 @@ using test::Rows;
 
 class RollbackE2e : public test::MoraineLakeTest {
  protected:
-  static std::string On(std::string sql, const std::string& lake) {
-    for (size_t at; (at = sql.find("LAKE")) != std::string::npos;) sql.replace(at, 4, lake);
-    return sql;
-  }
-
-  // Statements both catalogs replay, `LAKE` naming the catalog. Inserts of a
+  // Statements both catalogs replay, `$L` naming the catalog. Inserts of a
   // hundred rows write Parquet files; small ones are inlined (the default
   // limit). The first `kBeforeTarget` build what the rollback returns to;
   // the rest change every kind of thing it must undo.
   static constexpr size_t kBeforeTarget = 10;
   static std::vector<std::string> History() {
     return {
-        "CREATE SCHEMA LAKE.s",
-        "CREATE TABLE LAKE.s.files (i INTEGER, s VARCHAR)",
-        "INSERT INTO LAKE.s.files SELECT i, 'v' || i FROM range(100) t(i)",
-        "INSERT INTO LAKE.s.files SELECT i, 'w' || i FROM range(100, 200) t(i)",
-        "CREATE TABLE LAKE.small (k INTEGER, v VARCHAR)",
-        "INSERT INTO LAKE.small VALUES (1, 'a'), (2, 'b')",
-        "COMMENT ON TABLE LAKE.s.files IS 'the files'",
-        "CREATE VIEW LAKE.v AS SELECT 42 AS answer",
-        "CREATE TABLE LAKE.p (d DATE, x INTEGER)",
-        "ALTER TABLE LAKE.p SET PARTITIONED BY (year(d))",
+        "CREATE SCHEMA $L.s",
+        "CREATE TABLE $L.s.files (i INTEGER, s VARCHAR)",
+        "INSERT INTO $L.s.files SELECT i, 'v' || i FROM range(100) t(i)",
+        "INSERT INTO $L.s.files SELECT i, 'w' || i FROM range(100, 200) t(i)",
+        "CREATE TABLE $L.small (k INTEGER, v VARCHAR)",
+        "INSERT INTO $L.small VALUES (1, 'a'), (2, 'b')",
+        "COMMENT ON TABLE $L.s.files IS 'the files'",
+        "CREATE VIEW $L.v AS SELECT 42 AS answer",
+        "CREATE TABLE $L.p (d DATE, x INTEGER)",
+        "ALTER TABLE $L.p SET PARTITIONED BY (year(d))",
         // --- the target: everything below is undone.
-        "INSERT INTO LAKE.p SELECT DATE '2020-01-01' + i::INTEGER, i FROM range(100) t(i)",
-        "INSERT INTO LAKE.s.files VALUES (1000, 'late')",
-        "DELETE FROM LAKE.s.files WHERE i < 10 OR i = 150",
-        "UPDATE LAKE.small SET v = 'B' WHERE k = 2",
-        "ALTER TABLE LAKE.small ADD COLUMN w INTEGER DEFAULT 7",
-        "INSERT INTO LAKE.small VALUES (3, 'c', 8)",
-        "ALTER TABLE LAKE.s.files RENAME COLUMN s TO label",
-        "ALTER TABLE LAKE.s.files RENAME TO renamed",
-        "DROP VIEW LAKE.v",
-        "CREATE TABLE LAKE.later AS SELECT 1 AS one",
-        "CREATE MACRO LAKE.twice(x) AS x * 2",
-        "COMMENT ON TABLE LAKE.s.renamed IS 'changed'",
-        "CALL ducklake_merge_adjacent_files('LAKE')",
-        "DROP TABLE LAKE.p",
+        "INSERT INTO $L.p SELECT DATE '2020-01-01' + i::INTEGER, i FROM range(100) t(i)",
+        "INSERT INTO $L.s.files VALUES (1000, 'late')",
+        "DELETE FROM $L.s.files WHERE i < 10 OR i = 150",
+        "UPDATE $L.small SET v = 'B' WHERE k = 2",
+        "ALTER TABLE $L.small ADD COLUMN w INTEGER DEFAULT 7",
+        "INSERT INTO $L.small VALUES (3, 'c', 8)",
+        "ALTER TABLE $L.s.files RENAME COLUMN s TO label",
+        "ALTER TABLE $L.s.files RENAME TO renamed",
+        "DROP VIEW $L.v",
+        "CREATE TABLE $L.later AS SELECT 1 AS one",
+        "CREATE MACRO $L.twice(x) AS x * 2",
+        "COMMENT ON TABLE $L.s.renamed IS 'changed'",
+        "CALL ducklake_merge_adjacent_files('$L')",
+        "DROP TABLE $L.p",
     };
   }
 
@@ -81,9 +77,9 @@ TEST_F(RollbackE2e, ARollbackEqualsTheLakeAtItsSnapshotAsAStockReplayReadsIt) {
   const auto history = History();
   std::vector<int64_t> after;
   for (size_t i = 0; i < history.size(); ++i) {
-    session.Run(On(history[i], "lake"));
+    session.Run(test::OnLake(history[i], "lake"));
     after.push_back(session.Head());
-    if (i < kBeforeTarget) session.Run(On(history[i], "stock"));
+    if (i < kBeforeTarget) session.Run(test::OnLake(history[i], "stock"));
   }
   const int64_t target = after[kBeforeTarget - 1];
   const int64_t head_before = session.Head();
@@ -125,11 +121,11 @@ TEST_F(RollbackE2e, ARollbackEqualsTheLakeAtItsSnapshotAsAStockReplayReadsIt) {
 
   // The lake goes on as the stock one does from there.
   for (const std::string statement :
-       {"INSERT INTO LAKE.s.files VALUES (5000, 'after')", "DELETE FROM LAKE.s.files WHERE i = 42",
-        "INSERT INTO LAKE.small VALUES (9, 'z')", "ALTER TABLE LAKE.small ADD COLUMN z BOOLEAN",
-        "INSERT INTO LAKE.p SELECT DATE '2021-06-01', i FROM range(3) t(i)"}) {
-    session.Run(On(statement, "lake"));
-    session.Run(On(statement, "stock"));
+       {"INSERT INTO $L.s.files VALUES (5000, 'after')", "DELETE FROM $L.s.files WHERE i = 42",
+        "INSERT INTO $L.small VALUES (9, 'z')", "ALTER TABLE $L.small ADD COLUMN z BOOLEAN",
+        "INSERT INTO $L.p SELECT DATE '2021-06-01', i FROM range(3) t(i)"}) {
+    session.Run(test::OnLake(statement, "lake"));
+    session.Run(test::OnLake(statement, "stock"));
   }
   EXPECT_EQ(test::UserCatalog(session, "lake"), test::UserCatalog(session, "stock"));
   EXPECT_EQ(session.Query("SELECT count(*) FROM moraine_verify('lake')"), (Rows{{"0"}}));
@@ -145,7 +141,7 @@ TEST_F(RollbackE2e, ARollbackIsUndoneByAnotherAndExpiryKeepsTheFilesTheHeadReads
   const auto history = History();
   std::vector<int64_t> after;
   for (const auto& statement : history) {
-    session.Run(On(statement, "lake"));
+    session.Run(test::OnLake(statement, "lake"));
     after.push_back(session.Head());
   }
   const int64_t before_rollback = session.Head();
@@ -304,23 +300,23 @@ TEST_F(RollbackE2e, ARollbackAcrossACompactionOrAFlushLeavesOutTheLaterRows) {
   session.Run(AttachLake());
   AttachStock(session, "stock");
   const std::vector<std::string> history = {
-      "CREATE TABLE LAKE.t (i INTEGER)",
-      "INSERT INTO LAKE.t SELECT range FROM range(100)",
-      "CREATE TABLE LAKE.small (i INTEGER)",
-      "INSERT INTO LAKE.small VALUES (1), (2)",
-      "DELETE FROM LAKE.small WHERE i = 2",
+      "CREATE TABLE $L.t (i INTEGER)",
+      "INSERT INTO $L.t SELECT range FROM range(100)",
+      "CREATE TABLE $L.small (i INTEGER)",
+      "INSERT INTO $L.small VALUES (1), (2)",
+      "DELETE FROM $L.small WHERE i = 2",
       // --- the target
-      "INSERT INTO LAKE.t SELECT range FROM range(100, 200)",
-      "CALL ducklake_merge_adjacent_files('LAKE')",
-      "DELETE FROM LAKE.t WHERE i % 10 = 0",
-      "INSERT INTO LAKE.small VALUES (3)",
-      "DELETE FROM LAKE.small WHERE i = 1",
-      "CALL ducklake_flush_inlined_data('LAKE')",
+      "INSERT INTO $L.t SELECT range FROM range(100, 200)",
+      "CALL ducklake_merge_adjacent_files('$L')",
+      "DELETE FROM $L.t WHERE i % 10 = 0",
+      "INSERT INTO $L.small VALUES (3)",
+      "DELETE FROM $L.small WHERE i = 1",
+      "CALL ducklake_flush_inlined_data('$L')",
   };
   int64_t target = 0;
   for (size_t i = 0; i < history.size(); ++i) {
-    session.Run(On(history[i], "lake"));
-    if (i < 5) session.Run(On(history[i], "stock"));
+    session.Run(test::OnLake(history[i], "lake"));
+    if (i < 5) session.Run(test::OnLake(history[i], "stock"));
     if (i == 4) target = session.Head();
   }
   ASSERT_EQ(session.Query("SELECT count(*) FROM __ducklake_metadata_lake.ducklake_data_file "
@@ -331,10 +327,10 @@ TEST_F(RollbackE2e, ARollbackAcrossACompactionOrAFlushLeavesOutTheLaterRows) {
   EXPECT_EQ(test::UserCatalog(session, "lake"), test::UserCatalog(session, "stock"));
   // Both go on alike; the expiry of what the rollback replaced keeps it.
   for (const std::string statement :
-       {"INSERT INTO LAKE.t VALUES (-1)", "DELETE FROM LAKE.t WHERE i < 5",
-        "INSERT INTO LAKE.small VALUES (9)"}) {
-    session.Run(On(statement, "lake"));
-    session.Run(On(statement, "stock"));
+       {"INSERT INTO $L.t VALUES (-1)", "DELETE FROM $L.t WHERE i < 5",
+        "INSERT INTO $L.small VALUES (9)"}) {
+    session.Run(test::OnLake(statement, "lake"));
+    session.Run(test::OnLake(statement, "stock"));
   }
   session.Run("CALL ducklake_expire_snapshots('lake', older_than => now())");
   session.Run("CALL ducklake_cleanup_old_files('lake', cleanup_all => true)");

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "support/ducklake_session.h"
+#include "support/lake_sql.h"
 #include "support/temp_dir.h"
 #include "support/user_catalog.h"
 
@@ -43,12 +44,12 @@ class History {
  public:
   explicit History(uint32_t seed) : random_(seed) {}
 
-  // A valid statement on `model`, `LAKE` naming the catalog.
+  // A valid statement on `model`, `$L` naming the catalog.
   std::string Next(Model& model) {
     if (model.tables.empty() || Draw(8) == 0) {
       const std::string name = "t" + std::to_string(model.next_name++);
       model.tables[name] = {};
-      return "CREATE TABLE LAKE." + name + " (a INTEGER)";
+      return "CREATE TABLE $L." + name + " (a INTEGER)";
     }
     auto table = model.tables.begin();
     std::advance(table, Draw(model.tables.size()));
@@ -59,61 +60,61 @@ class History {
       case 0:
       case 1:
       case 2:
-        return "INSERT INTO LAKE." + name + " (a) SELECT range FROM range(" + values + ", " +
-               values + " + " + std::to_string(1 + Draw(4)) + ")";
+        return "INSERT INTO $L." + name + " (a) SELECT range FROM range(" + values + ", " + values +
+               " + " + std::to_string(1 + Draw(4)) + ")";
       case 3:
       case 4:
-        return "INSERT INTO LAKE." + name + " (a) SELECT range FROM range(" + values + ", " +
-               values + " + 40)";
+        return "INSERT INTO $L." + name + " (a) SELECT range FROM range(" + values + ", " + values +
+               " + 40)";
       case 5:
-        return "DELETE FROM LAKE." + name + " WHERE a % 3 = " + std::to_string(Draw(3));
+        return "DELETE FROM $L." + name + " WHERE a % 3 = " + std::to_string(Draw(3));
       case 6:
-        return "UPDATE LAKE." + name + " SET a = a + 1 WHERE a % 5 = " + std::to_string(Draw(5));
+        return "UPDATE $L." + name + " SET a = a + 1 WHERE a % 5 = " + std::to_string(Draw(5));
       case 7: {
         const std::string column = "c" + std::to_string(model.next_name++);
         columns.push_back(column);
-        return "ALTER TABLE LAKE." + name + " ADD COLUMN " + column + " INTEGER DEFAULT " + values;
+        return "ALTER TABLE $L." + name + " ADD COLUMN " + column + " INTEGER DEFAULT " + values;
       }
       case 8:
-        if (columns.empty()) return "COMMENT ON TABLE LAKE." + name + " IS 'c" + values + "'";
+        if (columns.empty()) return "COMMENT ON TABLE $L." + name + " IS 'c" + values + "'";
         {
           const std::string column = columns.back();
           columns.pop_back();
-          return "ALTER TABLE LAKE." + name + " DROP COLUMN " + column;
+          return "ALTER TABLE $L." + name + " DROP COLUMN " + column;
         }
       case 9:
-        if (columns.empty()) return "COMMENT ON TABLE LAKE." + name + " IS 'd" + values + "'";
+        if (columns.empty()) return "COMMENT ON TABLE $L." + name + " IS 'd" + values + "'";
         {
           const std::string renamed = "r" + std::to_string(model.next_name++);
           const std::string column = columns.front();
           columns.front() = renamed;
-          return "ALTER TABLE LAKE." + name + " RENAME COLUMN " + column + " TO " + renamed;
+          return "ALTER TABLE $L." + name + " RENAME COLUMN " + column + " TO " + renamed;
         }
       case 10: {
         const std::string renamed = "t" + std::to_string(model.next_name++);
         model.tables[renamed] = table->second;
         model.tables.erase(name);
-        return "ALTER TABLE LAKE." + name + " RENAME TO " + renamed;
+        return "ALTER TABLE $L." + name + " RENAME TO " + renamed;
       }
       case 11:
         model.tables.erase(name);
-        return "DROP TABLE LAKE." + name;
+        return "DROP TABLE $L." + name;
       case 12:
-        return "COMMENT ON TABLE LAKE." + name + " IS 'e" + values + "'";
+        return "COMMENT ON TABLE $L." + name + " IS 'e" + values + "'";
       case 13:
         if (!model.views.empty() && Draw(2) == 0) {
           const std::string view = model.views.back();
           model.views.pop_back();
-          return "DROP VIEW LAKE." + view;
+          return "DROP VIEW $L." + view;
         } else {
           const std::string view = "v" + std::to_string(model.next_name++);
           model.views.push_back(view);
-          return "CREATE VIEW LAKE." + view + " AS SELECT " + values + " AS x";
+          return "CREATE VIEW $L." + view + " AS SELECT " + values + " AS x";
         }
       case 14:
-        return "CALL ducklake_merge_adjacent_files('LAKE')";
+        return "CALL ducklake_merge_adjacent_files('$L')";
       default:
-        return "CALL ducklake_flush_inlined_data('LAKE')";
+        return "CALL ducklake_flush_inlined_data('$L')";
     }
   }
 
@@ -121,11 +122,6 @@ class History {
   size_t Draw(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(random_); }
   std::mt19937 random_;
 };
-
-std::string On(std::string sql, const std::string& lake) {
-  for (size_t at; (at = sql.find("LAKE")) != std::string::npos;) sql.replace(at, 4, lake);
-  return sql;
-}
 
 int Seeds() {
   const char* seeds = std::getenv("MORAINE_ROLLBACK_SEEDS");
@@ -151,15 +147,15 @@ TEST(RollbackRandomE2e, ARollbackReadsAsAStockReplayUpToItsSnapshot) {
     for (int i = 0; i < before; ++i) {
       const std::string statement = history.Next(model);
       trail += statement + ";\n";
-      session.Run(On(statement, "lake"));
-      session.Run(On(statement, "stock"));
+      session.Run(test::OnLake(statement, "lake"));
+      session.Run(test::OnLake(statement, "stock"));
     }
     const int64_t target = session.Head("lake");
     Model at_target = model;
     for (int i = 0; i < after; ++i) {
       const std::string statement = history.Next(model);
       trail += "-- after the target: " + statement + ";\n";
-      session.Run(On(statement, "lake"));
+      session.Run(test::OnLake(statement, "lake"));
     }
     SCOPED_TRACE(trail);
     session.Run("CALL moraine_rollback('lake', to_snapshot => " + std::to_string(target) + ")");
@@ -170,8 +166,8 @@ TEST(RollbackRandomE2e, ARollbackReadsAsAStockReplayUpToItsSnapshot) {
     for (int i = 0; i < 4; ++i) {
       const std::string statement = history.Next(model);
       went_on += "-- after the rollback: " + statement + ";\n";
-      session.Run(On(statement, "lake"));
-      session.Run(On(statement, "stock"));
+      session.Run(test::OnLake(statement, "lake"));
+      session.Run(test::OnLake(statement, "stock"));
     }
     SCOPED_TRACE(went_on);
     EXPECT_EQ(test::UserCatalog(session, "lake"), test::UserCatalog(session, "stock"));
