@@ -56,9 +56,7 @@ bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-std::string SqlString(const std::string& text) {
-  return "'" + slt::ReplaceAll(text, "'", "''") + "'";
-}
+std::string SqlString(const std::string& text) { return util::SqlQuoted(text, '\''); }
 
 std::string Indent(const std::string& text) {
   std::string out;

@@ -8,6 +8,7 @@
 #include "duckdb_shim/error_translation.h"
 #include "duckdb_shim/lake_function_args.h"
 #include "store/error.h"
+#include "util/strings.h"
 
 namespace moraine::duckdb_shim {
 namespace {
@@ -63,16 +64,6 @@ duckdb::unique_ptr<duckdb::FunctionData> UndropBind(duckdb::ClientContext& conte
   return data;
 }
 
-// `text` as a SQL string literal.
-std::string SqlText(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) {
-    if (c == '\'') quoted += '\'';
-    quoted += c;
-  }
-  return quoted + "'";
-}
-
 // The lake's files as the session reaches them: DuckDB's file system, and
 // its Parquet reader for the rows of a file that holds several snapshots'.
 commit::revert::LakeFiles FilesOf(duckdb::ClientContext& context) {
@@ -101,13 +92,13 @@ commit::revert::LakeFiles FilesOf(duckdb::ClientContext& context) {
     return found;
   };
   files.partial_files.rows_after = [positions](const std::string& path, int64_t snapshot) {
-    return positions("SELECT file_row_number FROM read_parquet(" + SqlText(path) +
+    return positions("SELECT file_row_number FROM read_parquet(" + util::SqlQuoted(path, '\'') +
                          ", file_row_number => true) WHERE _ducklake_internal_snapshot_id > " +
                          std::to_string(snapshot) + " ORDER BY 1",
                      path);
   };
   files.partial_files.deleted_up_to = [positions](const std::string& path, int64_t snapshot) {
-    return positions("SELECT pos FROM read_parquet(" + SqlText(path) +
+    return positions("SELECT pos FROM read_parquet(" + util::SqlQuoted(path, '\'') +
                          ") WHERE _ducklake_internal_snapshot_id <= " + std::to_string(snapshot) +
                          " ORDER BY 1",
                      path);

@@ -41,4 +41,13 @@ std::string Join(const std::vector<std::string>& parts, std::string_view separat
   return out;
 }
 
+std::string SqlQuoted(std::string_view text, char quote) {
+  std::string quoted(1, quote);
+  for (char c : text) {
+    if (c == quote) quoted += quote;
+    quoted += c;
+  }
+  return quoted + quote;
+}
+
 }  // namespace moraine::util

@@ -18,5 +18,8 @@ std::string Trim(std::string_view text);
 std::vector<std::string> Split(std::string_view text, std::string_view separator);
 // The parts with `separator` between them.
 std::string Join(const std::vector<std::string>& parts, std::string_view separator);
+// `text` between two `quote` characters, each `quote` within doubled: SQL's
+// quoting of a string literal (') or of an identifier (").
+std::string SqlQuoted(std::string_view text, char quote);
 
 }  // namespace moraine::util

@@ -42,6 +42,9 @@ TEST(Strings, LowerTrimSplitJoin) {
   EXPECT_EQ(Split("x && y", "&&"), (std::vector<std::string>{"x ", " y"}));
   EXPECT_EQ(Join({"a", "b", "c"}, " | "), "a | b | c");
   EXPECT_EQ(Join({}, ","), "");
+  EXPECT_EQ(SqlQuoted("it's", '\''), "'it''s'");
+  EXPECT_EQ(SqlQuoted("a \"b\"", '"'), "\"a \"\"b\"\"\"");
+  EXPECT_EQ(SqlQuoted("", '\''), "''");
 }
 
 TEST(TempDir, IsFreshAndRemovedWithItsContents) {

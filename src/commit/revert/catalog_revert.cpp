@@ -9,6 +9,7 @@
 #include "commit/rows/inlined_table_spec.h"
 #include "commit/verbs/catalog_state_rows.h"
 #include "store/error.h"
+#include "util/strings.h"
 #include "util/wall_clock.h"
 
 namespace moraine::commit::revert {
@@ -65,14 +66,8 @@ Lifetime LifetimeOf(const Columns& columns, const Row& row, int64_t target) {
   return lifetime;
 }
 
-std::string Quoted(const std::string& name) {
-  std::string quoted = "\"";
-  for (char c : name) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
+// A name as DuckLake writes it in changes_made: a quoted identifier.
+std::string Quoted(const std::string& name) { return util::SqlQuoted(name, '"'); }
 
 // A path DuckLake stores relative to `base` when `relative` (a directory path
 // ends in a separator, as DuckLake writes it).
