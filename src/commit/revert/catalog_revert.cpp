@@ -44,7 +44,6 @@ class Columns {
     return value ? *value : std::string();
   }
   Row Empty() const { return Row(spec_.columns.size()); }
-  const TableSpec& spec() const { return spec_; }
 
  private:
   std::string table_;
@@ -290,11 +289,7 @@ class RevertPlanner {
                });
     // Inlined deletions of Parquet rows carry no end: one made after the
     // target can only be undone by bringing the file back without it.
-    struct InlinedDeletion {
-      std::string table;
-      Row row;
-    };
-    std::map<int64_t, std::vector<InlinedDeletion>> inlined_deletions_of;
+    std::map<int64_t, std::vector<int64_t>> inlined_deletions_of;  // file -> rows, by the target
     for (const auto& name : rows_.TableNames()) {
       const auto parsed = catalog::ParseInlinedTableName(name);
       if (!parsed || parsed->kind != InlinedTableName::kDelete || !InScope(parsed->table_id)) {
@@ -307,7 +302,7 @@ class RevertPlanner {
         if (begin > target_) {
           deletions_changed.insert(file);
         } else {
-          inlined_deletions_of[file].push_back({name, row});
+          inlined_deletions_of[file].push_back(columns.Int(row, "row_id").value_or(-1));
         }
       });
     }
@@ -366,13 +361,7 @@ class RevertPlanner {
         revived_paths_.push_back(FilePath(deletes, copy, table_id));
         Revive("ducklake_delete_file", deletes, std::move(copy));
       }
-      for (const auto& deletion : inlined_deletions_of[old_id]) {
-        Columns columns(rows_, deletion.table);
-        Row copy = deletion.row;
-        copy[columns.At("file_id")] = Cell{new_id};
-        copy[columns.At("begin_snapshot")] = Cell{snapshot_};
-        inserts_.emplace_back(deletion.table, std::move(copy));
-      }
+      InlineDeletions(table_id, new_id, inlined_deletions_of[old_id]);
       row[data.At("data_file_id")] = Cell{new_id};
       Revive("ducklake_data_file", data, std::move(row));
     }
