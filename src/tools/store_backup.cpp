@@ -210,9 +210,7 @@ namespace {
 // `key` is that tag's; nullopt for every other record.
 std::optional<std::string> EndedHold(const BackupManifest& manifest, std::string_view key,
                                      std::string_view value) {
-  if (manifest.hold.empty() || key.size() < 2 ||
-      key[1] != static_cast<char>(store::Kind::kProtectedTag) ||
-      key[0] != static_cast<char>(store::Subspace::kSystem)) {
+  if (manifest.hold.empty() || !commit::tags::ProtectedTagRange().Contains(key)) {
     return std::nullopt;
   }
   const auto tag = commit::tags::DecodeProtectedTag(value);
@@ -220,8 +218,8 @@ std::optional<std::string> EndedHold(const BackupManifest& manifest, std::string
   return commit::tags::EncodeProtectedTag(tag.EndedAt(manifest.head_snapshot));
 }
 
-// Writes the records of `manifest`'s chunks to `batches`, checking each
-// chunk's record count and the total; `put` takes each record.
+// Hands every record of `manifest`'s chunks to `put` (the backup's own hold
+// ended), checking each chunk's record count and the total.
 template <class Put>
 void ReadRecords(const BackupRepository& repo, const BackupManifest& manifest, const Put& put,
                  const BackupProgress& progress) {
@@ -252,8 +250,8 @@ void ReadRecords(const BackupRepository& repo, const BackupManifest& manifest, c
   if (progress) progress(read, 0xFF);
 }
 
-// Collects puts into batches of at most `max_ops` operations and `max_bytes`,
-// handing each full one to `write`.
+// Collects puts and deletes into batches of at most `max_ops` operations and
+// `max_bytes`, writing each full one to `store`.
 class BatchWriter {
  public:
   BatchWriter(store::KvStore& store, size_t max_ops, size_t max_bytes)
