@@ -26,7 +26,9 @@ The parts (env MORAINE_BENCH_PARTS, comma-separated, default
   files    f(id BIGINT, v VARCHAR) with DATA_INLINING_ROW_LIMIT 0, one
            Parquet file per one-row INSERT, FILES of them (env
            MORAINE_BENCH_FILES, default 10,000; 100,000 with
-           MORAINE_BENCH_BIG=1). Times a point count and a full count/sum.
+           MORAINE_BENCH_BIG=1). Times a point count and a full count/sum,
+           then prints moraine_native_manager()'s file-list counters after
+           a point count (the native manager served it and pruned).
   tables   lakes of T tables t0, t1, ... of one INTEGER column each, for each
            T of env MORAINE_BENCH_TABLES (comma-separated, default
            "1000,10000"; each T at least 8). The tables are created 100 per
@@ -41,7 +43,9 @@ Every timed query is ATTACH plus the query in a fresh process with
 excluded), wall ms, median of SAMPLES (env MORAINE_BENCH_SAMPLES, default 5),
 the catalogs alternating sample by sample. It prints each lake's build time
 as it goes (the default sizes take minutes per catalog; a dot per 10%), then a
-table of part, lake, query, moraine ms, duckdb-file ms and their ratio.
+table of part, lake, query, moraine ms, duckdb-file ms, their ratio, and each
+catalog's median peak resident set of the query's process (MiB, interpreter and
+extensions included).
 Nothing here asserts: it prints numbers.
 """
 
@@ -88,7 +92,8 @@ TABLES_QUERIES = {
     "count tables": "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'lake'",
 }
 
-# (part, lake, query, moraine ms, duckdb-file ms), in the order measured.
+# (part, lake, query, moraine ms, duckdb-file ms, moraine MiB, duckdb-file MiB), in the
+# order measured.
 ROWS = []
 
 
@@ -120,30 +125,36 @@ def build(label, directory, attach, setup, statements_of, n):
 
 def query_ms(attaches, queries, part, lake):
     """Per query, each catalog's median wall ms of ATTACH plus the query in a
-    fresh single-threaded process; appends the rows and prints them."""
+    fresh single-threaded process, and its median peak resident set; appends
+    the rows and prints them."""
     result = {}
     for label, query in queries.items():
         samples = {name: [] for name in attaches}
+        rss = {name: [] for name in attaches}
         for _ in range(SAMPLES):
             for name, attach in attaches.items():
-                samples[name].append(stock_duckdb.attach_and_query(
-                    EXTENSIONS, attach, query, threads=1)[1] * 1e3)
+                _, wall, mib = stock_duckdb.attach_and_query_with_rss(
+                    EXTENSIONS, attach, query, threads=1)
+                samples[name].append(wall * 1e3)
+                rss[name].append(mib)
         ms = {name: statistics.median(s) for name, s in samples.items()}
+        mib = {name: statistics.median(s) for name, s in rss.items()}
         result[label] = ms
-        ROWS.append((part, lake, label, ms["moraine"], ms["duckdb-file"]))
+        ROWS.append((part, lake, label, ms["moraine"], ms["duckdb-file"], mib["moraine"],
+                     mib["duckdb-file"]))
         print_row(ROWS[-1], flush=True)
     return result
 
 
 def print_row(row, flush=False):
-    part, lake, label, moraine, stock = row
-    print(f"{part:8} {lake:28} {label:22} {moraine:11.1f} {stock:15.1f} {moraine / stock:9.2f}",
-          flush=flush)
+    part, lake, label, moraine, stock, moraine_mib, stock_mib = row
+    print(f"{part:8} {lake:28} {label:22} {moraine:11.1f} {stock:15.1f} {moraine / stock:9.2f} "
+          f"{moraine_mib:8.1f} / {stock_mib:.1f}", flush=flush)
 
 
 def print_header():
     print(f"{'part':8} {'lake':28} {'query':22} {'moraine ms':>11} {'duckdb-file ms':>15} "
-          f"{'mor/file':>9}")
+          f"{'mor/file':>9} {'peak RSS MiB mor / file':>24}")
 
 
 def cpu_ms(con, statement):
@@ -203,6 +214,15 @@ def files(scratch):
               lambda i: [f"INSERT INTO lake.f VALUES ({i}, 'v' || {i})"], FILES)
     print_header()
     query_ms(attaches, FILES_QUERIES, "files", f"{FILES} files")
+    # The native manager served the file lists and pruned by the column stats.
+    con = stock_duckdb.connect(EXTENSIONS, REPOSITORY)
+    con.execute(attaches["moraine"])
+    con.execute(FILES_QUERIES["count id = 42"]).fetchall()
+    lists, pruned = con.execute(
+        "SELECT native_file_lists, files_pruned FROM moraine_native_manager()").fetchone()
+    con.close()
+    print(f"files    moraine_native_manager() after the point count: native_file_lists {lists}, "
+          f"files_pruned {pruned}", flush=True)
 
 
 def tables(scratch):

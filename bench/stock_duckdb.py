@@ -22,7 +22,7 @@ def connect(extensions, repository):
 
 
 _ATTACH_PROBE = """
-import sys, time, duckdb
+import resource, sys, time, duckdb
 con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
 con.execute("SET extension_directory = '%s'")
 con.execute("SET enable_progress_bar = false")  # stdout carries the figures
@@ -32,7 +32,8 @@ for extension in sys.argv[3:]:
 cpu, wall = time.process_time(), time.perf_counter()
 con.execute(sys.argv[1])
 con.execute(sys.argv[2]).fetchall()
-print(time.process_time() - cpu, time.perf_counter() - wall)
+print(time.process_time() - cpu, time.perf_counter() - wall,
+      resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
@@ -42,9 +43,17 @@ def attach_and_query(extensions, attach, query, loads=("moraine", "ducklake"), t
     extensions in `loads` must be installed in `extensions` already. With
     `threads`, the process runs `SET threads = <threads>` before the timing
     (DuckDB's default otherwise: one per core)."""
+    return attach_and_query_with_rss(extensions, attach, query, loads, threads)[:2]
+
+
+def attach_and_query_with_rss(extensions, attach, query, loads=("moraine", "ducklake"),
+                              threads=None):
+    """attach_and_query's (process CPU s, wall s), and the process's peak
+    resident set in MiB when it has run the query (interpreter and
+    extensions included)."""
     setup = f'con.execute("SET threads = {int(threads)}")' if threads is not None else ""
     out = subprocess.run(
         [sys.executable, "-c", _ATTACH_PROBE % (extensions, setup), attach, query, *loads],
         check=True, capture_output=True, text=True,
     ).stdout.split()
-    return float(out[0]), float(out[1])
+    return float(out[0]), float(out[1]), float(out[2]) / 1024

@@ -56,12 +56,26 @@ slot_count=$((vtable_bytes / 8 - 2))
 
 # The layouts, in the order of MORAINE_DUCKLAKE_LAYOUTS: compiled into one
 # array of constants (nothing links against DuckDB) and read from its section.
+# DuckLakeTableEntry's table id is private: the probe alone, which only
+# measures, reads that one header with its members public, after everything
+# it includes.
 cat >"$work/layout_probe.cpp" <<'EOF'
 #include <cstddef>
 #include <cstdint>
 #include "common/ducklake_snapshot.hpp"
+#include "common/index.hpp"
+#include "common/local_change.hpp"
+#include "duckdb/catalog/catalog_entry/table_catalog_entry.hpp"
+#include "duckdb/parser/parsed_data/alter_table_info.hpp"
+#include "storage/ducklake_field_data.hpp"
 #include "storage/ducklake_metadata_info.hpp"
 #include "storage/ducklake_metadata_manager.hpp"
+#include "storage/ducklake_partition_data.hpp"
+#include "storage/ducklake_sort_data.hpp"
+#include "storage/ducklake_stats.hpp"
+#define private public
+#include "storage/ducklake_table_entry.hpp"
+#undef private
 #include "storage/ducklake_transaction.hpp"
 #include "declared_layouts.h"
 #define SIZE(s) sizeof(duckdb::s),

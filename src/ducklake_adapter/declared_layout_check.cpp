@@ -10,6 +10,7 @@
 
 #include "ducklake_adapter/declared_layouts.h"
 #include "ducklake_adapter/ducklake_catalog_abi.h"
+#include "ducklake_adapter/ducklake_file_list_abi.h"
 #include "ducklake_adapter/known_ducklake_builds.h"
 
 namespace moraine::ducklake_adapter {

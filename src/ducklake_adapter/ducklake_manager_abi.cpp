@@ -54,6 +54,12 @@ constexpr MethodNames kMethods[kManagerMethodCount] = {
     {"GetOldFilesForCleanup",
      "_ZN6duckdb23DuckLakeMetadataManager21GetOldFilesForCleanupERKNSt7__cxx1112basic_"
      "stringIcSt11char_traitsIcESaIcEEE"},
+    {"GetFilesForTable",
+     "_ZN6duckdb23DuckLakeMetadataManager16GetFilesForTableERNS_18DuckLakeTableEntryENS_"
+     "16DuckLakeSnapshotEPKNS_18FilterPushdownInfoE"},
+    {"GetExtendedFilesForTable",
+     "_ZN6duckdb23DuckLakeMetadataManager24GetExtendedFilesForTableERNS_18DuckLakeTableEntryENS_"
+     "16DuckLakeSnapshotEPKNS_18FilterPushdownInfoE"},
 };
 
 }  // namespace

@@ -164,6 +164,13 @@ enum class ManagerMethod : size_t {
                                  //   &filter): the expiry's choice, and snapshots()
   kGetOldFilesForCleanup,        // vector<DuckLakeFileForCleanup> GetOldFilesForCleanup(const
                                  //   string &filter): the old-files cleanup's choice
+  kGetFilesForTable,             // vector<DuckLakeFileListEntry> GetFilesForTable(
+                                 //   DuckLakeTableEntry &, DuckLakeSnapshot,
+                                 //   const FilterPushdownInfo *): a scan's files
+  kGetExtendedFilesForTable,     // vector<DuckLakeFileListExtendedEntry>
+                                 //   GetExtendedFilesForTable(DuckLakeTableEntry &,
+                                 //   DuckLakeSnapshot, const FilterPushdownInfo *): the
+                                 //   files of a delete's or an update's scan
   kCount
 };
 inline constexpr size_t kManagerMethodCount = static_cast<size_t>(ManagerMethod::kCount);

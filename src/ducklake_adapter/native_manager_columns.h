@@ -36,6 +36,8 @@
   COUNTER(native_row_counts, "net data-file and inlined row counts DuckLake reads for count(*)") \
   COUNTER(native_attach_reads, "DuckLake's probe and settings load at ATTACH")                   \
   COUNTER(native_inlined_reads, "scans of a table's inlined rows (ReadInlinedData)")             \
+  COUNTER(native_file_lists, "file lists of a table's scan (GetFilesForTable)")                   \
+  COUNTER(files_pruned, "data files those file lists left out by their column stats")            \
   COUNTER(native_expiries_narrowed, "expiries by time told to pass over tagged snapshots")        \
   COUNTER(native_cleanups_narrowed, "old-file cleanups told to keep what held backups read")      \
   TEXT(ducklake_build, "the known DuckLake build loaded: <commit> for DuckDB <release>")         \

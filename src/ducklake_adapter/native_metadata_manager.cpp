@@ -35,6 +35,7 @@
 #include "ducklake_adapter/ducklake_manager_abi.h"
 #include "ducklake_adapter/ducklake_module.h"
 #include "ducklake_adapter/expiry_filter.h"
+#include "ducklake_adapter/file_list_read.h"
 #include "ducklake_adapter/inlined_data_result.h"
 #include "ducklake_adapter/latest_inlined_table_result.h"
 #include "ducklake_adapter/manager_vtable_patch.h"
@@ -101,6 +102,12 @@ class ManagerSlots {
   uint64_t GetNextColumnId(abi::TableIndex table_id);
   duckdb::vector<abi::DuckLakeSnapshotInfo> GetAllSnapshots(const std::string& filter);
   duckdb::vector<abi::DuckLakeFileForCleanup> GetOldFilesForCleanup(const std::string& filter);
+  duckdb::vector<abi::DuckLakeFileListEntry> GetFilesForTable(
+      abi::DuckLakeTableEntry& table, abi::DuckLakeSnapshot snapshot,
+      const abi::FilterPushdownInfo* filter_info);
+  duckdb::vector<abi::DuckLakeFileListExtendedEntry> GetExtendedFilesForTable(
+      abi::DuckLakeTableEntry& table, abi::DuckLakeSnapshot snapshot,
+      const abi::FilterPushdownInfo* filter_info);
   duckdb::unique_ptr<duckdb::QueryResult> ReadInlinedData(
       abi::DuckLakeSnapshot snapshot, const std::string& table,
       const duckdb::vector<std::string>& columns);
@@ -120,8 +127,16 @@ class ManagerSlots {
                               abi::DuckLakeSnapshot transaction_snapshot,
                               const TransactionChanges& changes,
                               const abi::DuckLakeRetryConfig& retry_config);
-  // Not a slot: DuckLakeMetadataManager::GetPathSeparator, exported.
+  // Not slots: DuckLakeMetadataManager::GetPathSeparator and IsEncrypted, exported.
   std::string GetPathSeparator(const std::string& path);
+  bool IsEncrypted() const;
+};
+
+// DuckLakeTableEntry's exported methods. Never constructed: `this` is
+// DuckLake's table entry.
+class TableEntryMethods {
+ public:
+  const std::string& DataPath() const;
 };
 
 // DuckLakeTransaction's exported methods. Never constructed: `this` is
@@ -197,6 +212,8 @@ struct Registration {
   void* run_commit_loop = nullptr;
   void* get_data_path = nullptr;
   void* get_path_separator = nullptr;
+  void* table_data_path = nullptr;
+  void* is_encrypted = nullptr;
   void* parse_quoted_list = nullptr;
   void* substitute_snapshot_placeholders = nullptr;
   void* substitute_catalog_placeholders = nullptr;
@@ -820,6 +837,74 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::ReadInlinedData(
   return result;
 }
 
+// Reads a table scan's file list of `shape` from the store, pruned by the
+// per-file column stats (file_list_read.h), and hands it to `finish` with
+// DuckLake's path loader; nullopt for DuckLake's SQL to answer (what moraine
+// does not mirror, a lake DuckLake's SQL serves, an encrypted lake).
+template <class Finish>
+auto ReadFileList(ManagerSlots* manager, FileListRead::Shape shape, abi::DuckLakeTableEntry& table,
+                  abi::DuckLakeSnapshot snapshot, const abi::FilterPushdownInfo* filter_info,
+                  const Finish& finish)
+    -> std::optional<decltype(finish(std::declval<FileListRead&>(),
+                                     std::declval<const FileListRead::LoadPath&>()))> {
+  auto& registration = TheRegistration();
+  auto metadata = MetadataConnectionOf(manager);
+  if (!metadata.catalog || snapshot.snapshot_id > static_cast<uint64_t>(INT64_MAX) ||
+      table.table_id.index > static_cast<uint64_t>(INT64_MAX) ||
+      (manager->*MemberAt<decltype(&ManagerSlots::IsEncrypted)>(registration.is_encrypted))()) {
+    return std::nullopt;
+  }
+  FileListRead read;
+  if (filter_info && !read.AddFilters(*filter_info)) return std::nullopt;
+  auto& moraine = MoraineTransaction::Get(metadata.context, *metadata.catalog);
+  const bool wrote = moraine.wrote(metadata.where);
+  const bool was_read = moraine.WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
+    return read.Read(rows, shape, static_cast<int64_t>(table.table_id.index),
+                     static_cast<int64_t>(snapshot.snapshot_id), ReadsAtHead(wrote, rows, snapshot),
+                     InlinedDeletionTableIn(rows, table.table_id));
+  });
+  if (!was_read) return std::nullopt;
+  const std::string& data_path =
+      (reinterpret_cast<const TableEntryMethods*>(&table)
+           ->*MemberAt<decltype(&TableEntryMethods::DataPath)>(registration.table_data_path))();
+  const std::string separator = (manager->*MemberAt<decltype(&ManagerSlots::GetPathSeparator)>(
+                                               registration.get_path_separator))(data_path);
+  // DuckLake's FromRelativePath and LoadPath: stored paths use '/'.
+  const FileListRead::LoadPath load_path = [&](const std::string& path, bool relative) {
+    std::string loaded = relative ? data_path + path : path;
+    if (separator != "/") loaded = duckdb::StringUtil::Replace(loaded, "/", separator);
+    return loaded;
+  };
+  auto files = finish(read, load_path);
+  registration.native_file_lists.fetch_add(1, std::memory_order_relaxed);
+  registration.files_pruned.fetch_add(read.pruned(), std::memory_order_relaxed);
+  return files;
+}
+
+duckdb::vector<abi::DuckLakeFileListEntry> ManagerSlots::GetFilesForTable(
+    abi::DuckLakeTableEntry& table, abi::DuckLakeSnapshot snapshot,
+    const abi::FilterPushdownInfo* filter_info) {
+  auto files = ReadFileList(this, FileListRead::Shape::kFiles, table, snapshot, filter_info,
+                            [&](FileListRead& read, const FileListRead::LoadPath& load_path) {
+                              return read.Finish(load_path, snapshot.snapshot_id);
+                            });
+  if (files) return std::move(*files);
+  return CallOriginal<&ManagerSlots::GetFilesForTable>(this, abi::ManagerMethod::kGetFilesForTable,
+                                                       table, snapshot, filter_info);
+}
+
+duckdb::vector<abi::DuckLakeFileListExtendedEntry> ManagerSlots::GetExtendedFilesForTable(
+    abi::DuckLakeTableEntry& table, abi::DuckLakeSnapshot snapshot,
+    const abi::FilterPushdownInfo* filter_info) {
+  auto files = ReadFileList(this, FileListRead::Shape::kExtended, table, snapshot, filter_info,
+                            [](FileListRead& read, const FileListRead::LoadPath& load_path) {
+                              return read.FinishExtended(load_path);
+                            });
+  if (files) return std::move(*files);
+  return CallOriginal<&ManagerSlots::GetExtendedFilesForTable>(
+      this, abi::ManagerMethod::kGetExtendedFilesForTable, table, snapshot, filter_info);
+}
+
 // DuckLake's own commit loop, run inside the catalog. A commit that lost the
 // head only to commits that changed the data of other tables is rebased onto
 // the new head as it lands (commit::RowTransaction::AllowRebase), and
@@ -1036,9 +1121,17 @@ void NativeMetadataManager::EnsureRegistered() {
   vtable.Replace(M::kReadInlinedData, AddressOf(&ManagerSlots::ReadInlinedData));
   vtable.Replace(M::kGetAllSnapshots, AddressOf(&ManagerSlots::GetAllSnapshots));
   vtable.Replace(M::kGetOldFilesForCleanup, AddressOf(&ManagerSlots::GetOldFilesForCleanup));
+  registration.table_data_path = registration.module->Symbol(abi::kTableDataPathSymbol);
+  registration.is_encrypted = registration.module->Symbol(abi::kIsEncryptedSymbol);
   registration.get_data_path = registration.module->Symbol(abi::kGetDataPathSymbol);
   registration.get_path_separator = registration.module->Symbol(abi::kGetPathSeparatorSymbol);
   registration.parse_quoted_list = registration.module->Symbol(abi::kParseQuotedListSymbol);
+  if (registration.table_data_path && registration.is_encrypted &&
+      registration.get_path_separator) {
+    vtable.Replace(M::kGetFilesForTable, AddressOf(&ManagerSlots::GetFilesForTable));
+    vtable.Replace(M::kGetExtendedFilesForTable,
+                   AddressOf(&ManagerSlots::GetExtendedFilesForTable));
+  }
   const bool catalog_replaced =
       registration.get_data_path && registration.get_path_separator &&
       registration.parse_quoted_list &&

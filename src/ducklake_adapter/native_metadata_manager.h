@@ -29,6 +29,10 @@
 //   - GetNextColumnId(table): the largest column id of the table's keys + 1;
 //   - ReadInlinedData(snapshot, table, columns): a table's inlined rows live
 //     at the snapshot, from the store's row batches (inlined_data_result.h);
+//   - GetFilesForTable and GetExtendedFilesForTable(table, snapshot,
+//     filters): a scan's data files live at the snapshot with their delete
+//     files, pruned by the per-file column stats as DuckLake's SQL prunes
+//     them (file_list_read.h);
 //   - FlushChangesServerSide(...): DuckLake's own commit loop, called with
 //     no backoff between lost races and under the process's turn to commit
 //     to the store, so a commit that lost the head to another re-plans on
