@@ -1,5 +1,6 @@
 #include "ducklake_adapter/file_list_read.h"
 
+#include <algorithm>
 #include <set>
 #include <string_view>
 
@@ -164,20 +165,28 @@ bool FileListRead::Read(commit::RowTransaction& rows, Shape shape, int64_t table
             table_id);
     if (!readable) return false;
     if (!filters_.empty()) {
+      // Only the filtered columns' entries of each file's stats are decoded.
+      int64_t lowest = filters_.front().field_id;
+      int64_t highest = lowest;
+      for (const auto& filter : filters_) {
+        lowest = std::min(lowest, filter.field_id);
+        highest = std::max(highest, filter.field_id);
+      }
       commit::TableRows(rows, "ducklake_file_column_stats",
                         {"table_id", "data_file_id", "column_id", "min_value", "max_value",
                          "null_count", "value_count", "contains_nan"})
-          .ForEachWithKey(table_id, [&](const std::vector<size_t>& at, const Row& row) {
-            const auto file = IntCell(row[at[1]]);
-            const auto column = IntCell(row[at[2]]);
-            if (!file || !column) return;
-            for (auto& filter : filters_) {
-              if (filter.field_id != *column) continue;
-              filter.stats[*file] = {TextCell(row[at[3]]), TextCell(row[at[4]]),
-                                     IntCell(row[at[5]]), IntCell(row[at[6]]),
-                                     BoolCell(row[at[7]])};
-            }
-          });
+          .ForEachWithKeyWithin(
+              table_id, 2, lowest, highest, [&](const std::vector<size_t>& at, const Row& row) {
+                const auto file = IntCell(row[at[1]]);
+                const auto column = IntCell(row[at[2]]);
+                if (!file || !column) return;
+                for (auto& filter : filters_) {
+                  if (filter.field_id != *column) continue;
+                  filter.stats[*file] = {TextCell(row[at[3]]), TextCell(row[at[4]]),
+                                         IntCell(row[at[5]]), IntCell(row[at[6]]),
+                                         BoolCell(row[at[7]])};
+                }
+              });
     }
     if (shape == Shape::kFiles && !inlined_deletions.empty()) {
       commit::TableRows(rows, inlined_deletions, {"file_id", "row_id", "begin_snapshot"})

@@ -36,6 +36,25 @@ void TableRows::ForEachWithKey(int64_t key, const Visit& visit) {
   });
 }
 
+void TableRows::ForEachWithKeyWithin(int64_t key, size_t named, int64_t lower, int64_t upper,
+                                     const Visit& visit) {
+  const ScanRequest request{{ColumnBound{.column = at_[0], .lower = key, .upper = key},
+                             ColumnBound{.column = at_[named], .lower = lower, .upper = upper}},
+                            at_,
+                            false};
+  rows_.ScanProjected(table_, request, [&](RowHandle, const Row& row) {
+    // The bounds narrow the scan; they do not promise to filter.
+    const Cell& id = row[at_[0]];
+    const Cell& value = row[at_[named]];
+    if (!std::holds_alternative<int64_t>(id) || std::get<int64_t>(id) != key) return;
+    if (!std::holds_alternative<int64_t>(value) || std::get<int64_t>(value) < lower ||
+        std::get<int64_t>(value) > upper) {
+      return;
+    }
+    visit(at_, row);
+  });
+}
+
 void TableRows::ForEachFrom(std::optional<int64_t> lowest, const Visit& visit) {
   ScanRequest request{{}, at_, false};
   if (lowest)

@@ -29,6 +29,11 @@ class TableRows {
 
   // The rows whose first named column, a leading key column, is `key`.
   void ForEachWithKey(int64_t key, const Visit& visit);
+  // Of those, the rows whose named column `named` (its place in the names
+  // given) holds a value in [lower, upper]. The scan uses the bound to skip
+  // what lies outside it: a container's other entries are not decoded.
+  void ForEachWithKeyWithin(int64_t key, size_t named, int64_t lower, int64_t upper,
+                            const Visit& visit);
   // The rows whose first named column, a leading key column, is at least
   // `lowest` (and every row when nullopt).
   void ForEachFrom(std::optional<int64_t> lowest, const Visit& visit);
