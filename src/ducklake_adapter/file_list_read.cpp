@@ -33,9 +33,9 @@ std::optional<bool> BoolCell(const Cell& cell) {
 constexpr std::string_view kFileColumns[] = {"path", "path_is_relative", "file_size_bytes",
                                              "footer_size", "encryption_key"};
 
-// The file in `row` from column `first` on (kFileColumns' order); nullopt
-// for a row DuckLake's reader would fail on or read otherwise (a NULL path or
-// size, an encryption key), which its SQL then answers.
+// Reads into `file` the file in `row` from column `first` on (kFileColumns'
+// order); false for a row DuckLake's reader would fail on or read otherwise
+// (a NULL path or size, an encryption key), which its SQL then answers.
 template <class File>
 bool ReadStoredFile(const std::vector<size_t>& at, const Row& row, size_t first, File& file) {
   auto path = TextCell(row[at[first]]);
