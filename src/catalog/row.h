@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -24,5 +25,12 @@ using Cell = std::variant<std::monostate, int64_t, bool, std::string, OpaqueValu
 using Row = std::vector<Cell>;  // in the table's column order
 
 inline bool IsNull(const Cell& cell) { return std::holds_alternative<std::monostate>(cell); }
+
+// The cell's value if it holds a T; nullopt for NULL or a value of another type.
+template <class T>
+std::optional<T> CellAs(const Cell& cell) {
+  if (const T* value = std::get_if<T>(&cell)) return *value;
+  return std::nullopt;
+}
 
 }  // namespace moraine::catalog

@@ -13,20 +13,12 @@ namespace {
 
 namespace abi = ducklake_abi;
 using catalog::Cell;
+using catalog::CellAs;
 using catalog::Row;
 
-std::optional<int64_t> IntCell(const Cell& cell) {
-  if (const auto* value = std::get_if<int64_t>(&cell)) return *value;
-  return std::nullopt;
-}
-std::optional<std::string> TextCell(const Cell& cell) {
-  if (const auto* value = std::get_if<std::string>(&cell)) return *value;
-  return std::nullopt;
-}
-std::optional<bool> BoolCell(const Cell& cell) {
-  if (const auto* value = std::get_if<bool>(&cell)) return *value;
-  return std::nullopt;
-}
+constexpr auto IntCell = CellAs<int64_t>;
+constexpr auto TextCell = CellAs<std::string>;
+constexpr auto BoolCell = CellAs<bool>;
 
 // The columns a stored data or delete file is read from, after the leading
 // ones: path, path_is_relative, file_size_bytes, footer_size, encryption_key.
@@ -188,7 +180,7 @@ bool FileListRead::Read(commit::RowTransaction& rows, Shape shape, int64_t table
                 }
               });
     }
-    if (shape == Shape::kFiles && !inlined_deletions.empty()) {
+    if (!inlined_deletions.empty()) {
       commit::TableRows(rows, inlined_deletions, {"file_id", "row_id", "begin_snapshot"})
           .ForEachFrom(std::nullopt, [&](const std::vector<size_t>& at, const Row& row) {
             const auto file = IntCell(row[at[0]]);
@@ -198,7 +190,8 @@ bool FileListRead::Read(commit::RowTransaction& rows, Shape shape, int64_t table
               readable = false;
               return;
             }
-            if (*begin <= snapshot) deleted_rows_[*file].push_back(*row_id);
+            if (*begin <= snapshot)
+              deleted_rows_[*file].insert(static_cast<duckdb::idx_t>(*row_id));
           });
     }
     return readable;
@@ -215,6 +208,21 @@ abi::DuckLakeFileData FileListRead::Loaded(const LoadPath& load_path, const Stor
   data.file_size_bytes = static_cast<uint64_t>(stored.file_size_bytes);
   if (stored.footer_size) data.footer_size = static_cast<duckdb::idx_t>(*stored.footer_size);
   return data;
+}
+
+template <class Entry, class WithDelete>
+void FileListRead::AppendPerDeleteFile(duckdb::vector<Entry>& files, Entry entry, int64_t data_file,
+                                       const WithDelete& with_delete) const {
+  const auto [first, last] = delete_files_.equal_range(data_file);
+  if (first == last) {
+    files.push_back(std::move(entry));
+    return;
+  }
+  for (auto it = first; it != last; ++it) {
+    Entry copy = entry;
+    with_delete(it->second, copy);
+    files.push_back(std::move(copy));
+  }
 }
 
 bool FileListRead::Kept(const DataFileRow& file) {
@@ -244,21 +252,13 @@ duckdb::vector<abi::DuckLakeFileListEntry> FileListRead::Finish(const LoadPath& 
     }
     if (file.mapping_id) entry.mapping_id.index = static_cast<uint64_t>(*file.mapping_id);
     if (const auto deleted = deleted_rows_.find(file.id); deleted != deleted_rows_.end()) {
-      for (const int64_t row : deleted->second) {
-        entry.inlined_file_deletions.insert(static_cast<duckdb::idx_t>(row));
-      }
+      entry.inlined_file_deletions = deleted->second;
     }
-    const auto [first, last] = delete_files_.equal_range(file.id);
-    if (first == last) {
-      files.push_back(std::move(entry));
-      continue;
-    }
-    for (auto it = first; it != last; ++it) {
-      abi::DuckLakeFileListEntry with_delete = entry;
-      with_delete.delete_file = Loaded(load_path, it->second.file);
-      with_delete.delete_file.format = it->second.format;
-      files.push_back(std::move(with_delete));
-    }
+    AppendPerDeleteFile(files, std::move(entry), file.id,
+                        [&](const DeleteFileRow& delete_file, abi::DuckLakeFileListEntry& with) {
+                          with.delete_file = Loaded(load_path, delete_file.file);
+                          with.delete_file.format = delete_file.format;
+                        });
   }
   return files;
 }
@@ -276,22 +276,17 @@ duckdb::vector<abi::DuckLakeFileListExtendedEntry> FileListRead::FinishExtended(
     entry.file = Loaded(load_path, file.file);
     if (file.row_id_start) entry.row_id_start = static_cast<duckdb::idx_t>(*file.row_id_start);
     if (file.mapping_id) entry.mapping_id.index = static_cast<uint64_t>(*file.mapping_id);
-    const auto [first, last] = delete_files_.equal_range(file.id);
-    if (first == last) {
-      files.push_back(std::move(entry));
-      continue;
-    }
-    for (auto it = first; it != last; ++it) {
-      abi::DuckLakeFileListExtendedEntry with_delete = entry;
-      with_delete.delete_file_id = {static_cast<uint64_t>(it->second.id)};
-      with_delete.delete_file = Loaded(load_path, it->second.file);
-      with_delete.delete_file.format = it->second.format;
-      if (it->second.begin_snapshot) {
-        with_delete.delete_file_begin_snapshot =
-            static_cast<duckdb::idx_t>(*it->second.begin_snapshot);
-      }
-      files.push_back(std::move(with_delete));
-    }
+    AppendPerDeleteFile(
+        files, std::move(entry), file.id,
+        [&](const DeleteFileRow& delete_file, abi::DuckLakeFileListExtendedEntry& with) {
+          with.delete_file_id = {static_cast<uint64_t>(delete_file.id)};
+          with.delete_file = Loaded(load_path, delete_file.file);
+          with.delete_file.format = delete_file.format;
+          if (delete_file.begin_snapshot) {
+            with.delete_file_begin_snapshot =
+                static_cast<duckdb::idx_t>(*delete_file.begin_snapshot);
+          }
+        });
   }
   return files;
 }

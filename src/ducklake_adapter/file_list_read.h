@@ -57,8 +57,9 @@ class FileListRead {
 
   // Copies the table's rows live at `snapshot` (`at_head`: the snapshot is
   // the head the transaction reads, with nothing staged) out of the store.
-  // `inlined_deletions` names the table's inlined deletion table, if any
-  // (kFiles only). False when DuckLake's SQL must answer.
+  // `inlined_deletions` names the table's inlined deletion table when the
+  // list carries inlined deletions (kFiles), else is empty. False when
+  // DuckLake's SQL must answer.
   bool Read(commit::RowTransaction& rows, Shape shape, int64_t table_id, int64_t snapshot,
             bool at_head, const std::string& inlined_deletions);
 
@@ -104,11 +105,17 @@ class FileListRead {
   bool Kept(const DataFileRow& file);
   // The file as DuckLake's reader loads it.
   static ducklake_abi::DuckLakeFileData Loaded(const LoadPath& load_path, const StoredFile& stored);
+  // Appends `entry` once per live delete file of `data_file`, each copy
+  // given its delete file by `with_delete`, or once as it is when the file
+  // has none: as DuckLake's LEFT JOIN gives them.
+  template <class Entry, class WithDelete>
+  void AppendPerDeleteFile(duckdb::vector<Entry>& files, Entry entry, int64_t data_file,
+                           const WithDelete& with_delete) const;
 
   std::vector<ColumnFilter> filters_;
-  std::vector<DataFileRow> data_files_;                   // in data file id order
-  std::multimap<int64_t, DeleteFileRow> delete_files_;    // by data file id
-  std::map<int64_t, std::vector<int64_t>> deleted_rows_;  // inlined, by data file id
+  std::vector<DataFileRow> data_files_;                         // in data file id order
+  std::multimap<int64_t, DeleteFileRow> delete_files_;          // by data file id
+  std::map<int64_t, duckdb::set<duckdb::idx_t>> deleted_rows_;  // inlined, by data file id
   uint64_t pruned_ = 0;
 };
 

@@ -74,6 +74,7 @@ struct FileStatsFilter::Node {
   std::vector<std::shared_ptr<const Node>> children;
 
   Truth Evaluate(const FileColumnStats& stats) const;
+  Truth Connective(const FileColumnStats& stats, Truth dominant) const;
 };
 
 namespace {
@@ -274,6 +275,19 @@ Truth FromBool(bool value) { return value ? Truth::kTrue : Truth::kFalse; }
 
 }  // namespace
 
+// SQL's AND (`dominant` false) or OR (`dominant` true) of the children: the
+// dominant value if a child has it, else NULL if a child is NULL, else the
+// other value.
+Truth FileStatsFilter::Node::Connective(const FileColumnStats& stats, Truth dominant) const {
+  Truth result = Not(dominant);
+  for (const auto& child : children) {
+    const Truth value = child->Evaluate(stats);
+    if (value == dominant) return value;
+    if (value == Truth::kNull) result = value;
+  }
+  return result;
+}
+
 Truth FileStatsFilter::Node::Evaluate(const FileColumnStats& stats) const {
   switch (kind) {
     case Kind::kCompare: {
@@ -305,24 +319,10 @@ Truth FileStatsFilter::Node::Evaluate(const FileColumnStats& stats) const {
       return FromBool(*stats.contains_nan);
     case Kind::kNot:
       return Not(children.front()->Evaluate(stats));
-    case Kind::kAnd: {
-      Truth result = Truth::kTrue;
-      for (const auto& child : children) {
-        const Truth value = child->Evaluate(stats);
-        if (value == Truth::kFalse) return value;
-        if (value == Truth::kNull) result = value;
-      }
-      return result;
-    }
-    case Kind::kOr: {
-      Truth result = Truth::kFalse;
-      for (const auto& child : children) {
-        const Truth value = child->Evaluate(stats);
-        if (value == Truth::kTrue) return value;
-        if (value == Truth::kNull) result = value;
-      }
-      return result;
-    }
+    case Kind::kAnd:
+      return Connective(stats, Truth::kFalse);
+    case Kind::kOr:
+      return Connective(stats, Truth::kTrue);
   }
   return Truth::kNull;
 }
@@ -336,9 +336,6 @@ std::optional<FileStatsFilter> FileStatsFilter::FromTableFilter(const duckdb::Ta
 
 FileStatsFilter::FileStatsFilter(std::shared_ptr<const Node> root, unsigned stats_read)
     : root_(std::move(root)), stats_read_(stats_read) {}
-FileStatsFilter::FileStatsFilter(FileStatsFilter&&) noexcept = default;
-FileStatsFilter& FileStatsFilter::operator=(FileStatsFilter&&) noexcept = default;
-FileStatsFilter::~FileStatsFilter() = default;
 
 bool FileStatsFilter::Keeps(const FileColumnStats* stats) const {
   if (!root_ || !stats) return true;

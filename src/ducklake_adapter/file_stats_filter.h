@@ -72,10 +72,6 @@ class FileStatsFilter {
   // Whether any file can be pruned: DuckLake wrote a condition.
   bool HasCondition() const { return root_ != nullptr; }
 
-  FileStatsFilter(FileStatsFilter&&) noexcept;
-  FileStatsFilter& operator=(FileStatsFilter&&) noexcept;
-  ~FileStatsFilter();
-
  private:
   FileStatsFilter(std::shared_ptr<const Node> root, unsigned stats_read);
 

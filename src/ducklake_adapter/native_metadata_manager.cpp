@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "commit/lake/ducklake_path.h"
 #include "commit/lake/lake_catalog.h"
 #include "commit/rows/table_rows.h"
 #include "duckdb/catalog/catalog_search_path.hpp"
@@ -861,7 +862,9 @@ auto ReadFileList(ManagerSlots* manager, FileListRead::Shape shape, abi::DuckLak
   const bool was_read = moraine.WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
     return read.Read(rows, shape, static_cast<int64_t>(table.table_id.index),
                      static_cast<int64_t>(snapshot.snapshot_id), ReadsAtHead(wrote, rows, snapshot),
-                     InlinedDeletionTableIn(rows, table.table_id));
+                     shape == FileListRead::Shape::kFiles
+                         ? InlinedDeletionTableIn(rows, table.table_id)
+                         : std::string());
   });
   if (!was_read) return std::nullopt;
   const std::string& data_path =
@@ -869,11 +872,8 @@ auto ReadFileList(ManagerSlots* manager, FileListRead::Shape shape, abi::DuckLak
            ->*MemberAt<decltype(&TableEntryMethods::DataPath)>(registration.table_data_path))();
   const std::string separator = (manager->*MemberAt<decltype(&ManagerSlots::GetPathSeparator)>(
                                                registration.get_path_separator))(data_path);
-  // DuckLake's FromRelativePath and LoadPath: stored paths use '/'.
   const FileListRead::LoadPath load_path = [&](const std::string& path, bool relative) {
-    std::string loaded = relative ? data_path + path : path;
-    if (separator != "/") loaded = duckdb::StringUtil::Replace(loaded, "/", separator);
-    return loaded;
+    return commit::LoadedDuckLakePath(path, relative, data_path, separator);
   };
   auto files = finish(read, load_path);
   registration.native_file_lists.fetch_add(1, std::memory_order_relaxed);

@@ -5,6 +5,7 @@
 #include <map>
 #include <string_view>
 
+#include "commit/lake/ducklake_path.h"
 #include "commit/rows/table_rows.h"
 #include "store/error.h"
 
@@ -14,35 +15,14 @@ namespace {
 int64_t Int(const Cell& cell) {
   return std::holds_alternative<int64_t>(cell) ? std::get<int64_t>(cell) : 0;
 }
-std::optional<int64_t> OptionalInt(const Cell& cell) {
-  if (!std::holds_alternative<int64_t>(cell)) return std::nullopt;
-  return std::get<int64_t>(cell);
-}
-std::optional<std::string> OptionalText(const Cell& cell) {
-  if (!std::holds_alternative<std::string>(cell)) return std::nullopt;
-  return std::get<std::string>(cell);
-}
-std::string Text(const Cell& cell) { return OptionalText(cell).value_or(""); }
+std::string Text(const Cell& cell) { return catalog::CellAs<std::string>(cell).value_or(""); }
 bool Bool(const Cell& cell) { return std::holds_alternative<bool>(cell) && std::get<bool>(cell); }
 
-// DuckLake's LoadPath / FromRelativePath.
-std::string Load(std::string path, const std::string& separator) {
-  if (separator == "/") return path;
-  std::string out;
-  for (char c : path) {
-    if (c == '/') {
-      out += separator;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 std::string Resolve(const Row& row, size_t path, size_t relative, const std::string& base,
                     const std::string& separator) {
-  const auto stored = OptionalText(row[path]);
+  const auto stored = catalog::CellAs<std::string>(row[path]);
   if (!stored) return base;
-  return Bool(row[relative]) ? Load(base + *stored, separator) : Load(*stored, separator);
+  return LoadedDuckLakePath(*stored, Bool(row[relative]), base, separator);
 }
 
 // The live tags of every object (ducklake_tag, keyed by object id) or of
@@ -59,7 +39,7 @@ std::map<std::pair<int64_t, int64_t>, std::vector<LakeTag>> Tags(
       .ForEachLive(
           snapshot, at_head,
           [&](const std::vector<size_t>& at, const Row& row) {
-            const auto value = OptionalText(row[at[3]]);
+            const auto value = catalog::CellAs<std::string>(row[at[3]]);
             if (!value) return;
             tags[{Int(row[at[0]]), per_column ? Int(row[at[1]]) : 0}].push_back(
                 {Text(row[at[2]]), *value});
@@ -117,11 +97,11 @@ std::vector<LakeTable> ReadTables(RowTransaction& rows, int64_t snapshot, bool a
         entry.column.id = Int(row[at[1]]);
         entry.column.name = Text(row[at[2]]);
         entry.column.type = Text(row[at[3]]);
-        entry.column.initial_default = OptionalText(row[at[4]]);
-        entry.column.default_value = OptionalText(row[at[5]]);
+        entry.column.initial_default = catalog::CellAs<std::string>(row[at[4]]);
+        entry.column.default_value = catalog::CellAs<std::string>(row[at[5]]);
         if (entry.column.default_value == "NULL") entry.column.default_value.reset();
         entry.column.nulls_allowed = Bool(row[at[6]]);
-        entry.parent = OptionalInt(row[at[7]]);
+        entry.parent = catalog::CellAs<int64_t>(row[at[7]]);
         entry.order = Int(row[at[8]]);
         entry.column.default_value_type = Text(row[at[9]]);
         const int64_t table_id = Int(row[at[0]]);
@@ -152,7 +132,7 @@ std::vector<LakeTable> ReadTables(RowTransaction& rows, int64_t snapshot, bool a
                   " that does not exist");
             }
             table.path = Resolve(row, at[4], at[5], schemas[schema->second].path, separator);
-            table.stored_path = OptionalText(row[at[4]]);
+            table.stored_path = catalog::CellAs<std::string>(row[at[4]]);
             table.path_is_relative = Bool(row[at[5]]);
             if (auto tags = table_tags.find({table.id, 0}); tags != table_tags.end()) {
               table.tags = tags->second;
@@ -297,7 +277,7 @@ std::vector<LakeSchema> ReadSchemas(RowTransaction& rows, int64_t snapshot, bool
       .ForEachLive(snapshot, at_head, [&](const std::vector<size_t>& at, const Row& row) {
         schemas.push_back({Int(row[at[0]]), Text(row[at[1]]), Text(row[at[2]]),
                            Resolve(row, at[3], at[4], data_path, separator),
-                           OptionalText(row[at[3]]), Bool(row[at[4]])});
+                           catalog::CellAs<std::string>(row[at[3]]), Bool(row[at[4]])});
       });
   return schemas;
 }
@@ -310,7 +290,8 @@ void ReadViewsAndMacros(RowTransaction& rows, int64_t snapshot, bool at_head,
   TableRows(rows, "ducklake_view",
             {"view_id", "view_uuid", "schema_id", "view_name", "dialect", "sql", "column_aliases"})
       .ForEachLive(snapshot, at_head, [&](const std::vector<size_t>& at, const Row& row) {
-        if (!OptionalText(row[at[6]])) catalog.views_need_sql = true;  // no alias list to parse
+        if (!catalog::CellAs<std::string>(row[at[6]]))
+          catalog.views_need_sql = true;  // no alias list to parse
         LakeView view{Int(row[at[0]]),  Int(row[at[2]]),  Text(row[at[1]]), Text(row[at[3]]),
                       Text(row[at[4]]), Text(row[at[6]]), Text(row[at[5]]), {}};
         if (auto tags = object_tags.find({view.id, 0}); tags != object_tags.end()) {
