@@ -8,10 +8,9 @@
 
 #include "catalog/ducklake_tables.h"
 #include "duckdb/common/types.hpp"
-#include "duckdb/common/types/column/column_data_collection.hpp"
 #include "duckdb/common/vector_operations/vector_operations.hpp"
-#include "duckdb/main/materialized_query_result.hpp"
 #include "duckdb_shim/column_codec.h"
+#include "ducklake_adapter/chunk_query_result.h"
 
 namespace moraine::ducklake_adapter {
 namespace {
@@ -159,16 +158,11 @@ class InlinedDataRead::LiveRows {
   }
 
   // The rows in row id order (DuckLake orders them so; its deletion filter
-  // relies on it), cast to the projection's types. They arrive in that order
-  // unless updates re-inserted old row ids into later batches.
-  duckdb::unique_ptr<duckdb::ColumnDataCollection> Finish(duckdb::ClientContext& context) {
-    duckdb::vector<duckdb::LogicalType> out_types;
-    for (const auto& column : projection_) out_types.push_back(column.type);
-    auto collection = duckdb::make_uniq<duckdb::ColumnDataCollection>(
-        duckdb::Allocator::DefaultAllocator(), out_types);
-    duckdb::DataChunk ordered, out;
-    ordered.Initialize(duckdb::Allocator::DefaultAllocator(), types_);
-    out.Initialize(duckdb::Allocator::DefaultAllocator(), out_types);
+  // relies on it), cast to the projection's types, a chunk per vector's
+  // worth. They arrive in that order unless updates re-inserted old row ids
+  // into later batches; then they are gathered into new chunks.
+  duckdb::vector<duckdb::unique_ptr<duckdb::DataChunk>> Finish(
+      duckdb::ClientContext& context, const duckdb::vector<duckdb::LogicalType>& out_types) {
     std::vector<size_t> order;
     if (!sorted_) {
       order.resize(size_);
@@ -176,27 +170,38 @@ class InlinedDataRead::LiveRows {
       std::stable_sort(order.begin(), order.end(),
                        [&](size_t a, size_t b) { return row_ids_[a] < row_ids_[b]; });
     }
+    const bool cast = out_types != types_;
+    duckdb::vector<duckdb::unique_ptr<duckdb::DataChunk>> out;
     for (size_t first = 0; first < size_; first += STANDARD_VECTOR_SIZE) {
       const size_t count = std::min<size_t>(STANDARD_VECTOR_SIZE, size_ - first);
-      duckdb::DataChunk* source = chunks_[first / STANDARD_VECTOR_SIZE].get();
-      source->SetCardinality(count);
-      if (!sorted_) {
-        ordered.Reset();
-        Gather(order, first, count, ordered);
-        source = &ordered;
+      duckdb::unique_ptr<duckdb::DataChunk> source;
+      if (sorted_) {
+        source = std::move(chunks_[first / STANDARD_VECTOR_SIZE]);
+      } else {
+        source = duckdb::make_uniq<duckdb::DataChunk>();
+        source->Initialize(duckdb::Allocator::DefaultAllocator(), types_);
+        Gather(order, first, count, *source);
       }
-      out.Reset();
-      for (size_t column = 0; column < projection_.size(); ++column) {
+      source->SetCardinality(count);
+      if (!cast) {
+        out.push_back(std::move(source));
+        continue;
+      }
+      // A column already of its output type is referenced: its buffers
+      // live as long as the chunk handed out.
+      auto& converted = *out.emplace_back(duckdb::make_uniq<duckdb::DataChunk>());
+      converted.Initialize(duckdb::Allocator::DefaultAllocator(), out_types);
+      for (size_t column = 0; column < out_types.size(); ++column) {
         if (out_types[column] == types_[column]) {
-          out.data[column].Reference(source->data[column]);
+          converted.data[column].Reference(source->data[column]);
         } else {
-          duckdb::VectorOperations::Cast(context, source->data[column], out.data[column], count);
+          duckdb::VectorOperations::Cast(context, source->data[column], converted.data[column],
+                                         count);
         }
       }
-      out.SetCardinality(count);
-      collection->Append(out);
+      converted.SetCardinality(count);
     }
-    return collection;
+    return out;
   }
 
   size_t size() const { return size_; }
@@ -266,12 +271,14 @@ void InlinedDataRead::Read(commit::RowTransaction& rows, const std::string& tabl
 
 duckdb::unique_ptr<duckdb::QueryResult> InlinedDataRead::Finish(duckdb::ClientContext& context) {
   duckdb::vector<std::string> names;
+  duckdb::vector<duckdb::LogicalType> types;
   for (size_t i = 0; i < projection_.size(); ++i) {
     names.push_back("col" + std::to_string(i + 1));  // DuckLake's aliases
+    types.push_back(projection_[i].type);
   }
-  return duckdb::make_uniq<duckdb::MaterializedQueryResult>(
-      duckdb::StatementType::SELECT_STATEMENT, duckdb::StatementProperties(), std::move(names),
-      live_->Finish(context), context.GetClientProperties());
+  auto chunks = live_->Finish(context, types);
+  return duckdb::make_uniq<ChunkQueryResult>(context, std::move(types), std::move(names),
+                                             std::move(chunks));
 }
 
 InlinedDataRead::InlinedDataRead() = default;

@@ -1,11 +1,10 @@
 #include "store/value_frame.h"
 
 #include <google/protobuf/message_lite.h>
-#include <zlib.h>
 
 #include <limits>
 
-#include <algorithm>
+#include "store/crc32.h"
 #include "store/error.h"
 #include "util/big_endian.h"
 
@@ -16,16 +15,8 @@ namespace {
 // payload: a flipped kind byte must not turn one record into a valid record
 // of another kind (e.g. format 0x01 into head 0x02).
 uint32_t FrameChecksum(uint8_t version, uint8_t kind, std::string_view payload) {
-  // zlib's crc32 takes a uInt length; catalog values are far below 4 GiB, and
-  // the loop keeps the function total anyway.
-  const Bytef header[2] = {version, kind};
-  uLong crc = crc32(crc32(0L, Z_NULL, 0), header, sizeof(header));
-  while (!payload.empty()) {
-    const size_t chunk = std::min<size_t>(payload.size(), std::numeric_limits<uInt>::max());
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(chunk));
-    payload.remove_prefix(chunk);
-  }
-  return static_cast<uint32_t>(crc);
+  const char header[2] = {static_cast<char>(version), static_cast<char>(kind)};
+  return Crc32(Crc32(0, std::string_view(header, sizeof(header))), payload);
 }
 
 std::string KindLabel(uint8_t kind_byte) {

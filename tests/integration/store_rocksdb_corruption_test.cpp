@@ -17,8 +17,10 @@
 namespace moraine::store {
 namespace {
 
-// Values larger than RocksDB's 4 KiB data block, so each sits in its own
-// block, and random, so block compression leaves their bytes findable.
+// Values larger than the store's 16 KiB data block, so each sits in a block
+// of its own (the rest of the store stays readable only where a damaged
+// block holds nothing else), and random, so their bytes are findable in a
+// table file however it is compressed.
 std::string RandomBytes(std::mt19937_64& rng, size_t size) {
   std::string bytes(size, '\0');
   for (char& c : bytes) c = static_cast<char>(rng());
@@ -48,7 +50,7 @@ TEST(StoreCorruption, FlippedValueByteOnDiskIsATypedError) {
     WriteBatch batch;
     for (uint64_t t = 0; t < kTables; ++t) {
       v1::ChangelogRecord record;
-      record.add_keys(RandomBytes(rng, 8192));
+      record.add_keys(RandomBytes(rng, 20000));
       if (t == kVictim) victim_payload = record.keys(0);
       batch.Put(Key::Current(Kind::kTable, {t}).Encode(), FrameValue(Kind::kChangelog, record));
     }

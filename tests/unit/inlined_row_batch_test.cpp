@@ -68,6 +68,35 @@ TEST(InlinedRowBatch, RemovedRowsAreGoneAndTheLastOneEmptiesTheBatch) {
   EXPECT_EQ(InlinedRowBatchView(batch.Encode(), 1).size(), 1u);
 }
 
+// A scan reads every batch into one view: each read shows that batch only,
+// however the one before it was shaped, and a value that fails leaves none.
+TEST(InlinedRowBatch, AViewReadAgainShowsOnlyTheLatestBatch) {
+  InlinedRowBatch wide(2);
+  wide.Append(MakeRow(1, 4, {"a", "b"}));
+  wide.Append(MakeRow(2, std::nullopt, {"c", std::nullopt}));
+  InlinedRowBatch narrow(2);
+  narrow.Append(MakeRow(9, std::nullopt, {std::nullopt, "z"}));
+  const std::string wide_value = wide.Encode(), narrow_value = narrow.Encode();
+
+  InlinedRowBatchView view;
+  EXPECT_EQ(view.size(), 0u);
+  view.Read(wide_value, 2);
+  ASSERT_EQ(view.size(), 2u);
+  EXPECT_EQ(view.end_snapshot(0), std::optional<int64_t>(4));
+  view.Read(narrow_value, 2);
+  ASSERT_EQ(view.size(), 1u);
+  EXPECT_EQ(view.row_id(0), 9);
+  EXPECT_EQ(view.end_snapshot(0), std::nullopt) << "no end left over from the wider batch";
+  EXPECT_TRUE(view.CellsComplete());
+  auto cells = view.ColumnCells(1);
+  EXPECT_EQ(cells.Next(), std::optional<std::string_view>("z"));
+
+  EXPECT_THROW(view.Read(wide_value, 3), store::CorruptionError);
+  EXPECT_EQ(view.size(), 0u);
+  view.Read(wide_value, 2);
+  EXPECT_EQ(view.size(), 2u);
+}
+
 std::string Framed(const store::v1::InlinedRowBatchRecord& record) {
   return store::FrameValue(store::Kind::kInlinedRowBatch, record);
 }

@@ -143,10 +143,15 @@ std::vector<LakeTable> ReadTables(RowTransaction& rows, int64_t snapshot, bool a
             tables.push_back(std::move(table));
           },
           only);
-  std::sort(tables.begin(), tables.end(),
-            [](const LakeTable& a, const LakeTable& b) { return a.id < b.id; });
+  // Rows come in the order they were written: id order until a table is
+  // altered after a later one was created. Sorted only then.
+  const auto by_id = [](const LakeTable& a, const LakeTable& b) { return a.id < b.id; };
+  if (!std::is_sorted(tables.begin(), tables.end(), by_id)) {
+    std::sort(tables.begin(), tables.end(), by_id);
+  }
 
   std::vector<LakeTable> loaded;
+  loaded.reserve(tables.size());
   for (auto& table : tables) {
     auto found = columns.find(table.id);
     if (found == columns.end()) {

@@ -71,6 +71,24 @@ void AppendVarint(std::string& out, uint64_t value) {
 }  // namespace
 
 InlinedRowBatchView::InlinedRowBatchView(std::string_view value, size_t user_columns) {
+  Read(value, user_columns);
+}
+
+void InlinedRowBatchView::Read(std::string_view value, size_t user_columns) {
+  row_ids_.clear();
+  ends_.clear();
+  columns_.clear();
+  try {
+    Parse(value, user_columns);
+  } catch (...) {
+    row_ids_.clear();
+    ends_.clear();
+    columns_.clear();
+    throw;
+  }
+}
+
+void InlinedRowBatchView::Parse(std::string_view value, size_t user_columns) {
   const bool parsed = store::ForEachPayloadField(
       store::UnframePayload(kKind, value), [&](int number, auto wire_type, Input& input) {
         if (number == kRowIds) return ReadInt64s(wire_type, input, row_ids_);

@@ -31,6 +31,12 @@ class InlinedRowBatchView {
   // parse, or whose lists disagree with each other or with `user_columns`.
   // The view reads the cells in place: `value` must outlive it.
   InlinedRowBatchView(std::string_view value, size_t user_columns);
+  // A view of no batch yet, for Read.
+  InlinedRowBatchView() = default;
+  // Reads `value` as the constructor does, reusing this view's storage: a
+  // scan of many batches allocates once, not per batch. On a throw the view
+  // holds no batch.
+  void Read(std::string_view value, size_t user_columns);
 
   size_t size() const { return row_ids_.size(); }
   int64_t row_id(size_t row) const { return row_ids_[row]; }
@@ -57,6 +63,8 @@ class InlinedRowBatchView {
   bool CellsComplete() const;
 
  private:
+  void Parse(std::string_view value, size_t user_columns);
+
   std::vector<int64_t> row_ids_;
   std::vector<int64_t> ends_;  // end_snapshot + 1, 0 for NULL; empty: no row ended
   std::vector<std::string_view> columns_;

@@ -142,6 +142,7 @@ class StoreRowTransaction final : public RowTransaction {
                                                        static_cast<uint64_t>(snapshot) + 1})
               .Encode();
     }
+    inlined::InlinedRowBatchView batch;
     view_.Scan(range, [&](std::string_view key, std::string_view value) {
       // The begin snapshot is the key's last component, fixed-width
       // big-endian; a key of another size decodes (and throws) in full.
@@ -149,7 +150,8 @@ class StoreRowTransaction final : public RowTransaction {
       const uint64_t begin = key.size() == kBatchKeySize
                                  ? util::ReadBigEndian64(key.data() + key.size() - sizeof(uint64_t))
                                  : store::Key::Decode(key).components()[2];
-      visit(static_cast<int64_t>(begin), inlined::InlinedRowBatchView(value, user_columns));
+      batch.Read(value, user_columns);
+      visit(static_cast<int64_t>(begin), batch);
     });
   }
 
