@@ -2,6 +2,7 @@
 
 #include "store/error.h"
 #include "store/value_frame.h"
+#include "util/big_endian.h"
 
 namespace moraine::commit::inlined {
 
@@ -78,6 +79,17 @@ store::Key RowKey(const InlinedTableName& name, const Row& row) {
   }
   return store::Key::Current(Kind::kInlinedDelete,
                              {table, Id(name, row[0], "file_id"), Id(name, row[1], "row_id")});
+}
+
+int64_t BatchBeginSnapshot(std::string_view key) {
+  // Subspace and kind bytes, then table id, schema version and begin
+  // snapshot, fixed-width big-endian; any other size decodes (and throws)
+  // in full.
+  constexpr size_t kBatchKeySize = 2 + 3 * sizeof(uint64_t);
+  const uint64_t begin = key.size() == kBatchKeySize
+                             ? util::ReadBigEndian64(key.data() + key.size() - sizeof(uint64_t))
+                             : store::Key::Decode(key).components()[2];
+  return static_cast<int64_t>(begin);
 }
 
 TableSpec SpecOf(const InlinedTableName& name, std::string_view existence_value) {

@@ -31,6 +31,10 @@ store::KeyRange RowRange(const catalog::InlinedTableName& name);
 // The key of the record holding a row of the table (a data row's batch);
 // throws store::InvalidArgumentError for a NULL or negative identity.
 store::Key RowKey(const catalog::InlinedTableName& name, const catalog::Row& row);
+// The begin_snapshot of the batch stored under `key`, a key of RowRange of
+// a data table: its last component, read in place (a scan reads one per
+// batch). Throws what store::Key::Decode throws for a key of another shape.
+int64_t BatchBeginSnapshot(std::string_view key);
 
 // The table's declaration from its stored existence record.
 TableSpec SpecOf(const catalog::InlinedTableName& name, std::string_view existence_value);

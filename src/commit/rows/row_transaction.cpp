@@ -23,7 +23,6 @@
 #include "store/error.h"
 #include "store/records.pb.h"
 #include "store/value_frame.h"
-#include "util/big_endian.h"
 
 namespace moraine::commit {
 
@@ -144,14 +143,8 @@ class StoreRowTransaction final : public RowTransaction {
     }
     inlined::InlinedRowBatchView batch;
     view_.Scan(range, [&](std::string_view key, std::string_view value) {
-      // The begin snapshot is the key's last component, fixed-width
-      // big-endian; a key of another size decodes (and throws) in full.
-      constexpr size_t kBatchKeySize = 2 + 3 * sizeof(uint64_t);
-      const uint64_t begin = key.size() == kBatchKeySize
-                                 ? util::ReadBigEndian64(key.data() + key.size() - sizeof(uint64_t))
-                                 : store::Key::Decode(key).components()[2];
       batch.Read(value, user_columns);
-      visit(static_cast<int64_t>(begin), batch);
+      visit(inlined::BatchBeginSnapshot(key), batch);
     });
   }
 

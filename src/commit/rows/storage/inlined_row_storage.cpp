@@ -22,9 +22,10 @@ void InlinedRowStorage::Scan(const ScanRequest& request, const ScannedRowSink& s
                             std::all_of(request.columns->begin(), request.columns->end(),
                                         [&](size_t column) { return column < leading; });
   const size_t user_columns = UserColumns();
+  inlined::InlinedRowBatchView batch;
   view.Scan(inlined::RowRange(name_), [&](std::string_view key, std::string_view value) {
-    const auto begin = static_cast<int64_t>(store::Key::Decode(key).components()[2]);
-    const inlined::InlinedRowBatchView batch(value, user_columns);
+    const int64_t begin = inlined::BatchBeginSnapshot(key);
+    batch.Read(value, user_columns);
     std::vector<Row> rows(batch.size());
     for (size_t r = 0; r < batch.size(); ++r) {
       const auto end = batch.end_snapshot(r);
