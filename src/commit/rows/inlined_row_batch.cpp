@@ -75,17 +75,19 @@ InlinedRowBatchView::InlinedRowBatchView(std::string_view value, size_t user_col
 }
 
 void InlinedRowBatchView::Read(std::string_view value, size_t user_columns) {
-  row_ids_.clear();
-  ends_.clear();
-  columns_.clear();
+  Clear();  // Parse appends
   try {
     Parse(value, user_columns);
   } catch (...) {
-    row_ids_.clear();
-    ends_.clear();
-    columns_.clear();
+    Clear();
     throw;
   }
+}
+
+void InlinedRowBatchView::Clear() {
+  row_ids_.clear();
+  ends_.clear();
+  columns_.clear();
 }
 
 void InlinedRowBatchView::Parse(std::string_view value, size_t user_columns) {

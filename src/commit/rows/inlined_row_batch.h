@@ -64,6 +64,7 @@ class InlinedRowBatchView {
 
  private:
   void Parse(std::string_view value, size_t user_columns);
+  void Clear();  // keeps the vectors' storage
 
   std::vector<int64_t> row_ids_;
   std::vector<int64_t> ends_;  // end_snapshot + 1, 0 for NULL; empty: no row ended
