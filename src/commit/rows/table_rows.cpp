@@ -1,5 +1,7 @@
 #include "commit/rows/table_rows.h"
 
+#include <utility>
+
 #include "store/error.h"
 
 namespace moraine::commit {
@@ -27,42 +29,34 @@ TableRows::TableRows(RowTransaction& rows, std::string_view table,
 }
 
 void TableRows::ForEachWithKey(int64_t key, const Visit& visit) {
-  const ScanRequest request{
-      {ColumnBound{.column = at_[0], .lower = key, .upper = key}}, at_, false};
-  rows_.ScanProjected(table_, request, [&](RowHandle, const Row& row) {
-    // The bound narrows the scan; it does not promise to filter.
-    const Cell& id = row[at_[0]];
-    if (std::holds_alternative<int64_t>(id) && std::get<int64_t>(id) == key) visit(at_, row);
-  });
+  ForEachWithin({ColumnBound{.column = at_[0], .lower = key, .upper = key}}, visit);
 }
 
 void TableRows::ForEachWithKeyWithin(int64_t key, size_t named, int64_t lower, int64_t upper,
                                      const Visit& visit) {
-  const ScanRequest request{{ColumnBound{.column = at_[0], .lower = key, .upper = key},
-                             ColumnBound{.column = at_[named], .lower = lower, .upper = upper}},
-                            at_,
-                            false};
-  rows_.ScanProjected(table_, request, [&](RowHandle, const Row& row) {
-    // The bounds narrow the scan; they do not promise to filter.
-    const Cell& id = row[at_[0]];
-    const Cell& value = row[at_[named]];
-    if (!std::holds_alternative<int64_t>(id) || std::get<int64_t>(id) != key) return;
-    if (!std::holds_alternative<int64_t>(value) || std::get<int64_t>(value) < lower ||
-        std::get<int64_t>(value) > upper) {
-      return;
-    }
-    visit(at_, row);
-  });
+  ForEachWithin({ColumnBound{.column = at_[0], .lower = key, .upper = key},
+                 ColumnBound{.column = at_[named], .lower = lower, .upper = upper}},
+                visit);
 }
 
 void TableRows::ForEachFrom(std::optional<int64_t> lowest, const Visit& visit) {
-  ScanRequest request{{}, at_, false};
+  std::vector<ColumnBound> bounds;
   if (lowest)
-    request.bounds.push_back(
-        ColumnBound{.column = at_[0], .lower = *lowest, .upper = std::nullopt});
+    bounds.push_back(ColumnBound{.column = at_[0], .lower = *lowest, .upper = std::nullopt});
+  ForEachWithin(std::move(bounds), visit);
+}
+
+void TableRows::ForEachWithin(std::vector<ColumnBound> bounds, const Visit& visit) {
+  const ScanRequest request{std::move(bounds), at_, false};
   rows_.ScanProjected(table_, request, [&](RowHandle, const Row& row) {
-    const Cell& id = row[at_[0]];
-    if (lowest && (!std::holds_alternative<int64_t>(id) || std::get<int64_t>(id) < *lowest)) return;
+    // The bounds narrow the scan; they do not promise to filter.
+    for (const ColumnBound& bound : request.bounds) {
+      const int64_t* value = std::get_if<int64_t>(&row[bound.column]);
+      if (!value || (bound.lower && *value < *bound.lower) ||
+          (bound.upper && *value > *bound.upper)) {
+        return;
+      }
+    }
     visit(at_, row);
   });
 }

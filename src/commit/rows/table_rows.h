@@ -47,6 +47,10 @@ class TableRows {
                    std::optional<int64_t> key = std::nullopt);
 
  private:
+  // The rows whose columns of `bounds` (integer bounds, either end open)
+  // hold integers within them.
+  void ForEachWithin(std::vector<ColumnBound> bounds, const Visit& visit);
+
   RowTransaction& rows_;
   std::string table_;
   std::vector<size_t> at_;
