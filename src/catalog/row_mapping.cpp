@@ -128,7 +128,7 @@ RowMapping::RowMapping(const CatalogTable& table, Kind kind, RowShape shape,
   if (ordinal_ && ordinal_->cpp_type() != FieldDescriptor::CPPTYPE_UINT64) {
     throw std::logic_error(std::string(table.name) + ": write_ordinal is not a uint64");
   }
-  if (shape == RowShape::kRecord) IndexFieldNumbers();
+  if (shape == RowShape::kRecord || shape == RowShape::kEntry) IndexFieldNumbers();
   if (shape == RowShape::kRecord && store::GetKindInfo(kind).versioned) {
     for (size_t i = 0; i < table.columns.size(); ++i) {
       if (table.columns[i].name == "end_snapshot") end_column_ = static_cast<int>(i);
@@ -228,29 +228,34 @@ Row RowMapping::ReadRecord(const Message& record, const std::vector<bool>& wante
 void RowMapping::IndexFieldNumbers() {
   for (size_t i = 0; i < fields_.size(); ++i) {
     const FieldDescriptor& field = *fields_[i].field;
-    // ReadPayload decodes these wire forms only.
+    // ReadField decodes these wire forms only.
     if (field.is_repeated() || (field.type() != FieldDescriptor::TYPE_INT64 &&
                                 field.type() != FieldDescriptor::TYPE_BOOL &&
                                 field.type() != FieldDescriptor::TYPE_STRING)) {
       throw std::logic_error(Describe(*table_, table_->columns[i].name) +
                              " is not a singular int64, bool or string field");
     }
+    std::vector<int>& column_of =
+        fields_[i].in_container ? column_of_field_ : column_of_entry_field_;
+    // Descriptors resolve a field's type lazily, behind a call_once: asked
+    // once per cell of a scan, that showed in the scan's profile.
+    fields_[i].type = field.type();
+    fields_[i].wire_type =
+        WireFormatLite::WireTypeForFieldType(static_cast<WireFormatLite::FieldType>(field.type()));
+    if (!field.has_presence()) {
+      (fields_[i].in_container ? zero_columns_ : entry_zero_columns_)
+          .push_back(static_cast<int>(i));
+    }
     const auto number = static_cast<size_t>(field.number());
-    if (column_of_field_.size() <= number) column_of_field_.resize(number + 1, -1);
-    column_of_field_[number] = static_cast<int>(i);
+    if (column_of.size() <= number) column_of.resize(number + 1, -1);
+    column_of[number] = static_cast<int>(i);
   }
 }
 
-Row RowMapping::ReadPayload(std::string_view payload, const std::vector<bool>& wanted,
-                            uint64_t* ordinal) const {
-  using store::FieldRead;
-  const auto is_wanted = [&](size_t column) { return wanted.empty() || wanted[column]; };
-  // Absent fields read as NULL, or as their zero value without presence.
-  Row row(fields_.size());
-  for (size_t i = 0; i < fields_.size(); ++i) {
-    const FieldDescriptor& field = *fields_[i].field;
-    if (!is_wanted(i) || field.has_presence()) continue;
-    switch (field.type()) {
+void RowMapping::FillAbsent(Row& row, const std::vector<bool>& wanted, bool entry_fields) const {
+  for (const int i : entry_fields ? entry_zero_columns_ : zero_columns_) {
+    if (!wanted.empty() && !wanted[i]) continue;
+    switch (fields_[i].type) {
       case FieldDescriptor::TYPE_INT64:
         row[i] = int64_t{0};
         break;
@@ -261,44 +266,109 @@ Row RowMapping::ReadPayload(std::string_view payload, const std::vector<bool>& w
         row[i] = std::string();
     }
   }
+}
+
+store::FieldRead RowMapping::ReadField(const std::vector<int>& column_of_field, int number,
+                                       WireFormatLite::WireType wire_type,
+                                       google::protobuf::io::CodedInputStream& input,
+                                       const std::vector<bool>& wanted, Row& row) const {
+  using store::FieldRead;
+  const auto at = static_cast<size_t>(number);
+  const int column = at < column_of_field.size() ? column_of_field[at] : -1;
+  // A field of another wire type than its declared one is an unknown field
+  // to the parser, which keeps it aside: so is it here, skipped.
+  if (column < 0 || (!wanted.empty() && !wanted[column]) ||
+      wire_type != fields_[column].wire_type) {
+    return FieldRead::kSkip;
+  }
+  if (wire_type == WireFormatLite::WIRETYPE_VARINT) {
+    uint64_t value = 0;
+    if (!input.ReadVarint64(&value)) return FieldRead::kFailed;
+    if (fields_[column].type == FieldDescriptor::TYPE_BOOL) {
+      row[column] = value != 0;
+    } else {
+      row[column] = static_cast<int64_t>(value);
+    }
+    return FieldRead::kRead;
+  }
+  uint32_t length = 0;
+  std::string text;
+  if (!input.ReadVarint32(&length) || !input.ReadString(&text, static_cast<int>(length)) ||
+      !google::protobuf::internal::IsStructurallyValidUTF8(text.data(),
+                                                           static_cast<int>(text.size()))) {
+    return FieldRead::kFailed;
+  }
+  row[column] = std::move(text);
+  return FieldRead::kRead;
+}
+
+Row RowMapping::ReadPayload(std::string_view payload, const std::vector<bool>& wanted,
+                            uint64_t* ordinal) const {
+  using store::FieldRead;
+  Row row(fields_.size());
+  FillAbsent(row, wanted, false);
   *ordinal = 0;
   const int ordinal_number = ordinal_ ? ordinal_->number() : -1;
-  const bool parsed = store::ForEachPayloadField(payload, [&](int number, auto wire_type,
-                                                              auto& input) {
-    if (number == ordinal_number && wire_type == WireFormatLite::WIRETYPE_VARINT) {
-      return input.ReadVarint64(ordinal) ? FieldRead::kRead : FieldRead::kFailed;
-    }
-    const auto at = static_cast<size_t>(number);
-    const int column = at < column_of_field_.size() ? column_of_field_[at] : -1;
-    // A field of another wire type than its declared one is an unknown
-    // field to the parser, which keeps it aside: so is it here, skipped.
-    if (column < 0 || !is_wanted(column) ||
-        wire_type != WireFormatLite::WireTypeForFieldType(
-                         static_cast<WireFormatLite::FieldType>(fields_[column].field->type()))) {
-      return FieldRead::kSkip;
-    }
-    if (wire_type == WireFormatLite::WIRETYPE_VARINT) {
-      uint64_t value = 0;
-      if (!input.ReadVarint64(&value)) return FieldRead::kFailed;
-      if (fields_[column].field->type() == FieldDescriptor::TYPE_BOOL) {
-        row[column] = value != 0;
-      } else {
-        row[column] = static_cast<int64_t>(value);
-      }
-      return FieldRead::kRead;
-    }
-    uint32_t length = 0;
-    std::string text;
-    if (!input.ReadVarint32(&length) || !input.ReadString(&text, static_cast<int>(length)) ||
-        !google::protobuf::internal::IsStructurallyValidUTF8(text.data(),
-                                                             static_cast<int>(text.size()))) {
-      return FieldRead::kFailed;
-    }
-    row[column] = std::move(text);
-    return FieldRead::kRead;
-  });
+  const bool parsed =
+      store::ForEachPayloadField(payload, [&](int number, auto wire_type, auto& input) {
+        if (number == ordinal_number && wire_type == WireFormatLite::WIRETYPE_VARINT) {
+          return input.ReadVarint64(ordinal) ? FieldRead::kRead : FieldRead::kFailed;
+        }
+        return ReadField(column_of_field_, number, wire_type, input, wanted, row);
+      });
   if (!parsed) store::ThrowUnparsablePayload(kind_, store::RecordPrototype(kind_).GetTypeName());
   return row;
+}
+
+std::vector<std::pair<Row, uint64_t>> RowMapping::ReadEntriesPayload(
+    std::string_view payload, const std::vector<bool>& wanted, int64_t entry_low,
+    int64_t entry_high) const {
+  using store::FieldRead;
+  // The container's own cells, which every entry's row shares, and where its
+  // entries are: the container's fields may come in any order.
+  Row container(fields_.size());
+  FillAbsent(container, wanted, false);
+  std::vector<std::string_view> entries;
+  const int entries_number = entries_->number();
+  bool parsed = store::ForEachPayloadField(payload, [&](int number, auto wire_type, auto& input) {
+    if (number == entries_number && wire_type == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      uint32_t length = 0;
+      if (!input.ReadVarint32(&length)) return FieldRead::kFailed;
+      const auto at = static_cast<size_t>(input.CurrentPosition());
+      if (length > payload.size() - at || !input.Skip(static_cast<int>(length))) {
+        return FieldRead::kFailed;
+      }
+      entries.push_back(payload.substr(at, length));
+      return FieldRead::kRead;
+    }
+    return ReadField(column_of_field_, number, wire_type, input, wanted, container);
+  });
+  // The entry key is read whether wanted or not: it selects the entries.
+  const bool key_unwanted = entry_key_ >= 0 && !wanted.empty() && !wanted[entry_key_];
+  std::vector<bool> entry_wanted = wanted;
+  if (key_unwanted) entry_wanted[entry_key_] = true;
+  const int ordinal_number = ordinal_ ? ordinal_->number() : -1;
+  std::vector<std::pair<Row, uint64_t>> rows;
+  for (size_t i = 0; parsed && i < entries.size(); ++i) {
+    Row row = container;
+    FillAbsent(row, entry_wanted, true);
+    uint64_t ordinal = 0;
+    parsed = store::ForEachPayloadField(entries[i], [&](int number, auto wire_type, auto& input) {
+      if (number == ordinal_number && wire_type == WireFormatLite::WIRETYPE_VARINT) {
+        return input.ReadVarint64(&ordinal) ? FieldRead::kRead : FieldRead::kFailed;
+      }
+      return ReadField(column_of_entry_field_, number, wire_type, input, entry_wanted, row);
+    });
+    if (!parsed) break;
+    if (entry_key_ >= 0) {
+      const int64_t key = std::get<int64_t>(row[entry_key_]);
+      if (key < entry_low || key > entry_high) continue;
+      if (key_unwanted) row[entry_key_] = std::monostate{};
+    }
+    rows.emplace_back(std::move(row), ordinal);
+  }
+  if (!parsed) store::ThrowUnparsablePayload(kind_, store::RecordPrototype(kind_).GetTypeName());
+  return rows;
 }
 
 bool RowMapping::KeyCovers(const std::vector<bool>& wanted) const {

@@ -31,6 +31,7 @@
 #include "catalog/ducklake_tables.h"
 #include "catalog/row.h"
 #include "store/key.h"
+#include "store/payload_fields.h"
 
 namespace moraine::catalog {
 
@@ -85,6 +86,17 @@ class RowMapping {
   // payload, a string that is not UTF-8).
   Row ReadPayload(std::string_view payload, const std::vector<bool>& wanted,
                   uint64_t* ordinal) const;
+  // kEntry: the row and write ordinal of each entry of the container
+  // serialized in `payload` (unframed) whose entry key lies in [entry_low,
+  // entry_high] (every entry of a table without one), in the container's
+  // order: the rows ReadEntry gives, with the cells `wanted` marks (empty:
+  // every column; the others NULL), read straight from the wire form as
+  // ReadPayload reads a record. Throws store::CorruptionError where parsing
+  // the container would fail.
+  std::vector<std::pair<Row, uint64_t>> ReadEntriesPayload(std::string_view payload,
+                                                           const std::vector<bool>& wanted,
+                                                           int64_t entry_low,
+                                                           int64_t entry_high) const;
 
   // Whether every wanted column is part of the key (for a versioned table,
   // end_snapshot too: NULL in `current`, the last component in `history`), so
@@ -146,11 +158,28 @@ class RowMapping {
   struct ColumnField {
     const google::protobuf::FieldDescriptor* field;
     bool in_container;  // kEntry: the field is the container's, not the entry's
+    // kRecord and kEntry: the field's type and wire type, as read.
+    google::protobuf::FieldDescriptor::Type type = google::protobuf::FieldDescriptor::TYPE_INT64;
+    store::PayloadWireFormat::WireType wire_type = store::PayloadWireFormat::WIRETYPE_VARINT;
   };
 
   uint64_t KeyComponent(const Row& row, int column) const;
-  // kRecord: fills column_of_field_; every field must be one ReadPayload decodes.
+  // kRecord and kEntry: fills column_of_field_ and column_of_entry_field_;
+  // every field must be one ReadField decodes.
   void IndexFieldNumbers();
+  // Sets the wanted cells of the fields without presence (those of the
+  // record or container, or with `entry_fields` of an entry) to their zero
+  // value, which parsing gives such a field when it is absent; the cells of
+  // fields with presence stay NULL until read.
+  void FillAbsent(Row& row, const std::vector<bool>& wanted, bool entry_fields) const;
+  // Reads field `number` of a serialized message into the cell of the
+  // column `column_of_field` maps it to; kSkip for a field no wanted column
+  // maps, or of another wire type than declared (an unknown field to the
+  // parser).
+  store::FieldRead ReadField(const std::vector<int>& column_of_field, int number,
+                             store::PayloadWireFormat::WireType wire_type,
+                             google::protobuf::io::CodedInputStream& input,
+                             const std::vector<bool>& wanted, Row& row) const;
 
   const CatalogTable* table_;
   store::Kind kind_;
@@ -164,7 +193,14 @@ class RowMapping {
   bool unique_entry_key_ = false;
   const google::protobuf::FieldDescriptor* ordinal_ = nullptr;  // write_ordinal, if carried
   std::vector<ColumnField> fields_;                             // one per table column
-  std::vector<int> column_of_field_;  // kRecord: the column of each field number, -1 for none
+  // The column of each field number, -1 for none: of the record (kRecord)
+  // or container (kEntry), and of an entry (kEntry).
+  std::vector<int> column_of_field_;
+  std::vector<int> column_of_entry_field_;
+  // The columns whose fields have no presence (an absent one reads as its
+  // zero value): of the record or container, and of an entry.
+  std::vector<int> zero_columns_;
+  std::vector<int> entry_zero_columns_;
 };
 
 // The mappings of every fixed table of a catalog version. Both versions map a

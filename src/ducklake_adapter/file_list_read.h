@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -113,7 +114,7 @@ class FileListRead {
                            const WithDelete& with_delete) const;
 
   std::vector<ColumnFilter> filters_;
-  std::vector<DataFileRow> data_files_;                         // in data file id order
+  std::deque<DataFileRow> data_files_;                          // in data file id order
   std::multimap<int64_t, DeleteFileRow> delete_files_;          // by data file id
   std::map<int64_t, duckdb::set<duckdb::idx_t>> deleted_rows_;  // inlined, by data file id
   uint64_t pruned_ = 0;

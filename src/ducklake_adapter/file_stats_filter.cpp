@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "duckdb/common/operator/cast_operators.hpp"
 #include "duckdb/common/types/value.hpp"
 #include "duckdb/planner/filter/conjunction_filter.hpp"
 #include "duckdb/planner/filter/constant_filter.hpp"
@@ -254,21 +255,66 @@ Built Condition(const duckdb::TableFilter& filter, unsigned& read) {
   }
 }
 
+// `text` parsed as DuckDB's cast from VARCHAR to T parses it (strict off, as
+// TRY_CAST), or nullopt when it does not parse.
+template <class T>
+std::optional<T> Parsed(const std::string& text) {
+  T parsed;
+  if (!duckdb::TryCast::Operation<duckdb::string_t, T>(
+          duckdb::string_t(text.data(), static_cast<uint32_t>(text.size())), parsed, false)) {
+    return std::nullopt;
+  }
+  return parsed;
+}
+
+template <class T>
+std::optional<duckdb::Value> ParsedValue(const std::string& text, duckdb::Value (*make)(T value)) {
+  const auto parsed = Parsed<T>(text);
+  if (!parsed) return std::nullopt;
+  return make(*parsed);
+}
+
 // A stat cast as DuckLake's TRY_CAST(stat AS type) does: NULL when it fails.
 // Given no error message to fill, some casts throw instead of failing (a
-// date out of range): both are a failed cast.
+// date out of range): both are a failed cast. The integer types and DOUBLE
+// are parsed by the cast's own operation directly: a generic cast looks its
+// function up and builds vectors for each of a table's files.
 std::optional<duckdb::Value> StatAs(const std::string& text, const Node& node) {
-  duckdb::Value stat(text);
-  if (!node.as_values) return stat;
-  duckdb::Value cast;
-  std::string error;
+  using duckdb::LogicalTypeId;
+  using duckdb::Value;
+  if (!node.as_values) return Value(text);
   try {
-    if (!stat.DefaultTryCastAs(node.constant.type(), cast, &error)) return std::nullopt;
+    switch (node.constant.type().id()) {
+      case LogicalTypeId::TINYINT:
+        return ParsedValue<int8_t>(text, &Value::TINYINT);
+      case LogicalTypeId::SMALLINT:
+        return ParsedValue<int16_t>(text, &Value::SMALLINT);
+      case LogicalTypeId::INTEGER:
+        return ParsedValue<int32_t>(text, &Value::INTEGER);
+      case LogicalTypeId::BIGINT:
+        return ParsedValue<int64_t>(text, &Value::BIGINT);
+      case LogicalTypeId::UTINYINT:
+        return ParsedValue<uint8_t>(text, &Value::UTINYINT);
+      case LogicalTypeId::USMALLINT:
+        return ParsedValue<uint16_t>(text, &Value::USMALLINT);
+      case LogicalTypeId::UINTEGER:
+        return ParsedValue<uint32_t>(text, &Value::UINTEGER);
+      case LogicalTypeId::UBIGINT:
+        return ParsedValue<uint64_t>(text, &Value::UBIGINT);
+      case LogicalTypeId::DOUBLE:
+        return ParsedValue<double>(text, &Value::DOUBLE);
+      default:
+        break;
+    }
+    Value cast;
+    std::string error;
+    if (!Value(text).DefaultTryCastAs(node.constant.type(), cast, &error) || cast.IsNull()) {
+      return std::nullopt;
+    }
+    return cast;
   } catch (const std::exception&) {
     return std::nullopt;
   }
-  if (cast.IsNull()) return std::nullopt;
-  return cast;
 }
 
 Truth FromBool(bool value) { return value ? Truth::kTrue : Truth::kFalse; }

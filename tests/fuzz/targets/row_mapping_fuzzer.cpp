@@ -1,7 +1,8 @@
 // Fuzzes the decode of stored records into the rows of DuckLake's catalog
 // tables: catalog::RowMapping for every fixed table at both catalog versions
 // (the calls the staged-row scan makes: UnframeValue, then ReadRecord or
-// ReadEntry per entry; for a record per row, ReadPayload on its wire form,
+// ReadEntry per entry; and the scan's reads from the wire form, ReadPayload
+// for a record per row and ReadEntriesPayload for a container's entries,
 // which must agree with the parsed record), and the inlined-table codec
 // (commit/rows/inlined_tables.h) for inlined data rows, inlined deletes and
 // inlined table shapes.
@@ -19,6 +20,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -114,6 +116,43 @@ void CheckPayloadRead(const RowMapping& mapping, const std::string& value, bool 
           "the wire-form read has the parsed record's write ordinal");
 }
 
+// The same for a container's entries (ReadEntriesPayload): a container the
+// parser takes reads as the parsed entries' rows, in order, every column or
+// some, and from a range of entry keys only the entries within it.
+void CheckEntriesPayloadRead(const RowMapping& mapping, const std::string& value, bool parsed,
+                             const google::protobuf::Message& record) {
+  const std::string_view payload = store::UnframePayload(mapping.kind(), value);
+  std::vector<bool> some(mapping.table().columns.size());
+  for (size_t i = 0; i < some.size(); i += 2) some[i] = true;
+  std::vector<std::pair<Row, uint64_t>> every, part, within;
+  const bool read = Decodes([&] {
+    every = mapping.ReadEntriesPayload(payload, {}, INT64_MIN, INT64_MAX);
+    part = mapping.ReadEntriesPayload(payload, some, INT64_MIN, INT64_MAX);
+    within = mapping.ReadEntriesPayload(payload, {}, 1, 2);
+  });
+  if (!parsed) return;
+  Require(read, "a container the parser takes reads from its wire form");
+  const auto count = static_cast<size_t>(mapping.EntryCount(record));
+  Require(every.size() == count && part.size() == count,
+          "the wire-form read shows every entry of the parsed container");
+  size_t next_within = 0;
+  for (int i = 0; i < mapping.EntryCount(record); ++i) {
+    const Row row = mapping.ReadEntry(record, i);
+    Require(every[i].first == row && every[i].second == mapping.EntryWriteOrdinal(record, i),
+            "the wire-form read of an entry is the parsed entry's row and ordinal");
+    for (size_t column = 0; column < some.size(); ++column) {
+      Require(part[i].first[column] == (some[column] ? row[column] : catalog::Cell{}),
+              "the wire-form read of some columns is the parsed entry's");
+    }
+    const int key = mapping.entry_key_column();
+    if (key < 0 || (std::get<int64_t>(row[key]) >= 1 && std::get<int64_t>(row[key]) <= 2)) {
+      Require(next_within < within.size() && within[next_within++].first == row,
+              "an entry within the key range is shown");
+    }
+  }
+  Require(next_within == within.size(), "only the entries within the key range are shown");
+}
+
 void FuzzMapping(const RowMapping& mapping, std::string_view payload) {
   const std::string value = moraine::fuzz::SealFrame(store::kValueCodecVersion,
                                                      static_cast<uint8_t>(mapping.kind()), payload);
@@ -130,6 +169,9 @@ void FuzzMapping(const RowMapping& mapping, std::string_view payload) {
     }
   });
   if (mapping.shape() == RowShape::kRecord) CheckPayloadRead(mapping, value, decoded, *record);
+  if (mapping.shape() == RowShape::kEntry) {
+    CheckEntriesPayloadRead(mapping, value, decoded, *record);
+  }
   if (!decoded) return;
   for (const Row& row : rows) CheckRow(mapping, row);
 }

@@ -1,34 +1,36 @@
 #include "commit/rows/storage/entry_storage.h"
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catalog/catalog_version.h"
 #include "commit/rows/storage/version_option.h"
+#include "store/value_frame.h"
 
 namespace moraine::commit {
 
 void EntryStorage::ReadValueRows(std::string_view value, const ScanPlan& plan,
                                  const RowSink& sink) {
-  const auto decoded = DecodeValue(value);
-  const google::protobuf::Message& record = *decoded;
-  // Entries are read up front: a visitor may stage writes to this key.
-  std::vector<Row> rows;
-  std::vector<uint64_t> ordinals;
-  for (int i = 0; i < mapping_.EntryCount(record); ++i) {
-    if (mapping_.ordered_entries()) {
-      const int64_t entry_key = mapping_.EntryKey(record, i);
-      if (entry_key < plan.entry_low || entry_key > plan.entry_high) continue;
-    }
-    ordinals.push_back(mapping_.EntryWriteOrdinal(record, i));
-    rows.push_back(mapping_.ReadEntry(record, i));
+  // Read from the container's wire form, as records are: scans of column
+  // stats read a container per data file, and building each as a message
+  // cost most of their time. Entries are read up front: a visitor may stage
+  // writes to this key. Options are read whole: the version option is known
+  // by its key and scope.
+  static const std::vector<bool> kEveryColumn;
+  const bool options = mapping_.kind() == store::Kind::kOption;
+  auto rows = mapping_.ReadEntriesPayload(store::UnframePayload(mapping_.kind(), value),
+                                          options ? kEveryColumn : plan.wanted, plan.entry_low,
+                                          plan.entry_high);
+  for (auto& [row, ordinal] : rows) {
     // A store reports the version whose shape it is served ("1.1-dev1"
     // reads "1.1"), so DuckLake never asks to migrate a label.
-    if (IsVersionOption(mapping_.table().name, rows.back()) && !catalog::IsNull(rows.back()[1])) {
-      rows.back()[1] = catalog::ServedCatalogVersionLabel(std::get<std::string>(rows.back()[1]));
+    if (IsVersionOption(mapping_.table().name, row) && !catalog::IsNull(row[1])) {
+      row[1] = catalog::ServedCatalogVersionLabel(std::get<std::string>(row[1]));
     }
   }
-  for (size_t i = 0; i < rows.size(); ++i) sink(std::move(rows[i]), ordinals[i]);
+  for (auto& [row, ordinal] : rows) sink(std::move(row), ordinal);
 }
 
 void EntryStorage::InsertEntry(const Row& row, std::optional<uint64_t> ordinal) {
