@@ -38,6 +38,13 @@ The parts (env MORAINE_BENCH_PARTS, comma-separated, default
            in duckdb_tables(), and prints each catalog's growth from the
            smallest T to the largest.
 
+History (env MORAINE_BENCH_HISTORY=N, default 0: off): after each lake's
+queries, N one-row INSERT commits into another table h of that lake (N more
+snapshots of history; h's rows inlined, an ATTACH with DATA_INLINING_ROW_LIMIT
+10), then the same queries again ("after N
+snapshots"), and each catalog's growth per query. Issue #32 asks N = 100,000;
+the stock catalog's commits make that hours for every part.
+
 Every timed query is ATTACH plus the query in a fresh process with
 `SET threads = 1` (stock_duckdb.attach_and_query; extension loading
 excluded), wall ms, median of SAMPLES (env MORAINE_BENCH_SAMPLES, default 5),
@@ -68,6 +75,7 @@ FILES = int(os.environ.get("MORAINE_BENCH_FILES", "100000" if BIG else "10000"))
 TABLES = sorted(int(t) for t in os.environ.get("MORAINE_BENCH_TABLES", "1000,10000").split(","))
 INSERT_SAMPLES = 20
 TABLES_PER_TRANSACTION = 100
+HISTORY = int(os.environ.get("MORAINE_BENCH_HISTORY", "0"))
 EXTENSIONS = tempfile.mkdtemp(prefix="moraine-bench-extensions-")
 
 CATALOGS = {
@@ -148,13 +156,36 @@ def query_ms(attaches, queries, part, lake):
 
 def print_row(row, flush=False):
     part, lake, label, moraine, stock, moraine_mib, stock_mib = row
-    print(f"{part:8} {lake:28} {label:22} {moraine:11.1f} {stock:15.1f} {moraine / stock:9.2f} "
+    print(f"{part:8} {lake:36} {label:22} {moraine:11.1f} {stock:15.1f} {moraine / stock:9.2f} "
           f"{moraine_mib:8.1f} / {stock_mib:.1f}", flush=flush)
 
 
 def print_header():
-    print(f"{'part':8} {'lake':28} {'query':22} {'moraine ms':>11} {'duckdb-file ms':>15} "
+    print(f"{'part':8} {'lake':36} {'query':22} {'moraine ms':>11} {'duckdb-file ms':>15} "
           f"{'mor/file':>9} {'peak RSS MiB mor / file':>24}")
+
+
+def with_history(dirs, attaches, queries, part, lake, before):
+    """With HISTORY set: grows each catalog's lake (in dirs) by HISTORY one-row
+    commits to another table, its rows inlined whatever the part's lake
+    inlines, times `queries` again on `attaches`, and prints each catalog's
+    growth from `before` (query_ms's result on the same lake)."""
+    if not HISTORY:
+        return
+    for name, attach_of in CATALOGS.items():
+        con = stock_duckdb.connect(EXTENSIONS, REPOSITORY)
+        con.execute(attach_of(dirs[name], ", DATA_INLINING_ROW_LIMIT 10"))
+        con.execute("CREATE TABLE IF NOT EXISTS lake.h(i BIGINT)")
+        for statement in grow(f"{part:8} {name} grow {HISTORY} snapshots of history",
+                              lambda i: [f"INSERT INTO lake.h VALUES ({i})"], HISTORY):
+            con.execute(statement)
+        con.close()
+    print_header()
+    after = query_ms(attaches, queries, part, f"{lake}, +{HISTORY} snapshots")
+    for name in attaches:
+        print(f"{part:8} {name:12} growth with {HISTORY} snapshots of history  " +
+              "  ".join(f"{label} x{after[label][name] / before[label][name]:.2f}"
+                        for label in queries), flush=True)
 
 
 def cpu_ms(con, statement):
@@ -192,7 +223,8 @@ def inlined(scratch):
         print(f"inlined  {name:12} delete 10% {figures[0][1]:9.1f} ms wall ({figures[0][0]:.1f} CPU)  "
               f"update 10% {figures[1][1]:9.1f} ms wall ({figures[1][0]:.1f} CPU)", flush=True)
     print_header()
-    query_ms(attaches, INLINED_QUERIES, "inlined", "after delete+update")
+    after_changes = query_ms(attaches, INLINED_QUERIES, "inlined", "after delete+update")
+    with_history(dirs, attaches, INLINED_QUERIES, "inlined", "after delete+update", after_changes)
     for name, attach in attaches.items():
         con = stock_duckdb.connect(EXTENSIONS, REPOSITORY)
         con.execute(attach)
@@ -213,7 +245,7 @@ def files(scratch):
               ["CREATE TABLE lake.f(id BIGINT, v VARCHAR)"],
               lambda i: [f"INSERT INTO lake.f VALUES ({i}, 'v' || {i})"], FILES)
     print_header()
-    query_ms(attaches, FILES_QUERIES, "files", f"{FILES} files")
+    before = query_ms(attaches, FILES_QUERIES, "files", f"{FILES} files")
     # The native manager served the file lists and pruned by the column stats.
     con = stock_duckdb.connect(EXTENSIONS, REPOSITORY)
     con.execute(attaches["moraine"])
@@ -223,6 +255,7 @@ def files(scratch):
     con.close()
     print(f"files    moraine_native_manager() after the point count: native_file_lists {lists}, "
           f"files_pruned {pruned}", flush=True)
+    with_history(dirs, attaches, FILES_QUERIES, "files", f"{FILES} files", before)
 
 
 def tables(scratch):
@@ -243,6 +276,7 @@ def tables(scratch):
                   batch, batches)
         print_header()
         per_tables[count] = query_ms(attaches, TABLES_QUERIES, "tables", f"{count} tables")
+        with_history(dirs, attaches, TABLES_QUERIES, "tables", f"{count} tables", per_tables[count])
         for d in dirs.values():
             shutil.rmtree(d, ignore_errors=True)
     if len(TABLES) > 1:

@@ -252,7 +252,7 @@ void RowMapping::IndexFieldNumbers() {
   }
 }
 
-void RowMapping::FillAbsent(Row& row, const std::vector<bool>& wanted, bool entry_fields) const {
+void RowMapping::SetZeroValues(Row& row, const std::vector<bool>& wanted, bool entry_fields) const {
   for (const int i : entry_fields ? entry_zero_columns_ : zero_columns_) {
     if (!wanted.empty() && !wanted[i]) continue;
     switch (fields_[i].type) {
@@ -306,7 +306,7 @@ Row RowMapping::ReadPayload(std::string_view payload, const std::vector<bool>& w
                             uint64_t* ordinal) const {
   using store::FieldRead;
   Row row(fields_.size());
-  FillAbsent(row, wanted, false);
+  SetZeroValues(row, wanted, false);
   *ordinal = 0;
   const int ordinal_number = ordinal_ ? ordinal_->number() : -1;
   const bool parsed =
@@ -327,7 +327,7 @@ std::vector<std::pair<Row, uint64_t>> RowMapping::ReadEntriesPayload(
   // The container's own cells, which every entry's row shares, and where its
   // entries are: the container's fields may come in any order.
   Row container(fields_.size());
-  FillAbsent(container, wanted, false);
+  SetZeroValues(container, wanted, false);
   std::vector<std::string_view> entries;
   const int entries_number = entries_->number();
   bool parsed = store::ForEachPayloadField(payload, [&](int number, auto wire_type, auto& input) {
@@ -351,7 +351,7 @@ std::vector<std::pair<Row, uint64_t>> RowMapping::ReadEntriesPayload(
   std::vector<std::pair<Row, uint64_t>> rows;
   for (size_t i = 0; parsed && i < entries.size(); ++i) {
     Row row = container;
-    FillAbsent(row, entry_wanted, true);
+    SetZeroValues(row, entry_wanted, true);
     uint64_t ordinal = 0;
     parsed = store::ForEachPayloadField(entries[i], [&](int number, auto wire_type, auto& input) {
       if (number == ordinal_number && wire_type == WireFormatLite::WIRETYPE_VARINT) {

@@ -171,7 +171,7 @@ class RowMapping {
   // record or container, or with `entry_fields` of an entry) to their zero
   // value, which parsing gives such a field when it is absent; the cells of
   // fields with presence stay NULL until read.
-  void FillAbsent(Row& row, const std::vector<bool>& wanted, bool entry_fields) const;
+  void SetZeroValues(Row& row, const std::vector<bool>& wanted, bool entry_fields) const;
   // Reads field `number` of a serialized message into the cell of the
   // column `column_of_field` maps it to; kSkip for a field no wanted column
   // maps, or of another wire type than declared (an unknown field to the

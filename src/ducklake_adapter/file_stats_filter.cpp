@@ -256,22 +256,15 @@ Built Condition(const duckdb::TableFilter& filter, unsigned& read) {
 }
 
 // `text` parsed as DuckDB's cast from VARCHAR to T parses it (strict off, as
-// TRY_CAST), or nullopt when it does not parse.
+// TRY_CAST) and made a value by `make`, or nullopt when it does not parse.
 template <class T>
-std::optional<T> Parsed(const std::string& text) {
+std::optional<duckdb::Value> ParsedValue(const std::string& text, duckdb::Value (*make)(T value)) {
   T parsed;
   if (!duckdb::TryCast::Operation<duckdb::string_t, T>(
           duckdb::string_t(text.data(), static_cast<uint32_t>(text.size())), parsed, false)) {
     return std::nullopt;
   }
-  return parsed;
-}
-
-template <class T>
-std::optional<duckdb::Value> ParsedValue(const std::string& text, duckdb::Value (*make)(T value)) {
-  const auto parsed = Parsed<T>(text);
-  if (!parsed) return std::nullopt;
-  return make(*parsed);
+  return make(parsed);
 }
 
 // A stat cast as DuckLake's TRY_CAST(stat AS type) does: NULL when it fails.
