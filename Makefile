@@ -10,7 +10,8 @@
 #                   moraine against the DuckDB file (SCHEMA_RENAMES=30000 for the long one)
 #   make bench-scale  only the lake-scale read benchmark: ATTACH plus a query on many
 #                   inlined rows, files and tables, moraine against the DuckDB file
-#                   (long; MORAINE_BENCH_BIG=1 for issue #32's sizes, longer; not in make bench)
+#                   (long; MORAINE_BENCH_BIG=1 for issue #32's sizes and
+#                   MORAINE_BENCH_HISTORY=100000 for its history, each longer; not in make bench)
 #   make bench-writers  only the writer-process benchmark: moraine on etcd against
 #                   DuckLake on PostgreSQL (a few minutes)
 #   make bench-backup  only the backup benchmark: moraine_backup of 100,000 snapshots and
