@@ -41,9 +41,9 @@ The parts (env MORAINE_BENCH_PARTS, comma-separated, default
 History (env MORAINE_BENCH_HISTORY=N, default 0: off): after each lake's
 queries, N one-row INSERT commits into another table h of that lake (N more
 snapshots of history; h's rows inlined, an ATTACH with DATA_INLINING_ROW_LIMIT
-10), then the same queries again ("after N
-snapshots"), and each catalog's growth per query. Issue #32 asks N = 100,000;
-the stock catalog's commits make that hours for every part.
+10), then the same queries again ("+N snapshots"), and each catalog's growth per
+query. Issue #32 asks N = 100,000; the stock catalog's commits make that hours
+for every part.
 
 Every timed query is ATTACH plus the query in a fresh process with
 `SET threads = 1` (stock_duckdb.attach_and_query; extension loading
@@ -122,6 +122,11 @@ def build(label, directory, attach, setup, statements_of, n):
     """A lake in `directory` (made here): `setup` then statements_of(i) for i in range(n), in one
     connection, each statement its own commit unless it opens a transaction."""
     os.makedirs(directory)
+    extend(label, attach, setup, statements_of, n)
+
+
+def extend(label, attach, setup, statements_of, n):
+    """The lake `attach` names, grown as build() grows a new one."""
     con = stock_duckdb.connect(EXTENSIONS, REPOSITORY)
     con.execute(attach)
     for statement in setup:
@@ -173,13 +178,10 @@ def with_history(dirs, attaches, queries, part, lake, before):
     if not HISTORY:
         return
     for name, attach_of in CATALOGS.items():
-        con = stock_duckdb.connect(EXTENSIONS, REPOSITORY)
-        con.execute(attach_of(dirs[name], ", DATA_INLINING_ROW_LIMIT 10"))
-        con.execute("CREATE TABLE IF NOT EXISTS lake.h(i BIGINT)")
-        for statement in grow(f"{part:8} {name} grow {HISTORY} snapshots of history",
-                              lambda i: [f"INSERT INTO lake.h VALUES ({i})"], HISTORY):
-            con.execute(statement)
-        con.close()
+        extend(f"{part:8} {name} grow {HISTORY} snapshots of history",
+               attach_of(dirs[name], ", DATA_INLINING_ROW_LIMIT 10"),
+               ["CREATE TABLE IF NOT EXISTS lake.h(i BIGINT)"],
+               lambda i: [f"INSERT INTO lake.h VALUES ({i})"], HISTORY)
     print_header()
     after = query_ms(attaches, queries, part, f"{lake}, +{HISTORY} snapshots")
     for name in attaches:

@@ -344,9 +344,14 @@ std::vector<std::pair<Row, uint64_t>> RowMapping::ReadEntriesPayload(
     return ReadField(column_of_field_, number, wire_type, input, wanted, container);
   });
   // The entry key is read whether wanted or not: it selects the entries.
+  // Copied only then: a scan reads a container per key.
   const bool key_unwanted = entry_key_ >= 0 && !wanted.empty() && !wanted[entry_key_];
-  std::vector<bool> entry_wanted = wanted;
-  if (key_unwanted) entry_wanted[entry_key_] = true;
+  std::vector<bool> wanted_with_key;
+  if (key_unwanted) {
+    wanted_with_key = wanted;
+    wanted_with_key[entry_key_] = true;
+  }
+  const std::vector<bool>& entry_wanted = key_unwanted ? wanted_with_key : wanted;
   const int ordinal_number = ordinal_ ? ordinal_->number() : -1;
   std::vector<std::pair<Row, uint64_t>> rows;
   for (size_t i = 0; parsed && i < entries.size(); ++i) {
