@@ -70,11 +70,15 @@ class KvStore {
   // is never seen through it (the view stops at the last write before it that
   // is), so what a reader saw survives a crash.
   virtual std::unique_ptr<KvSnapshot> GetSnapshot() = 0;
-  // A view of every batch that landed, durable or not, for a commit that
-  // builds on the newest head while other commits' syncs are still running.
-  // Only for a commit that lands after it: that commit's own durability
-  // covers every batch before it (the store's log is one sequence), and if
-  // they never become durable, neither does it. Default: GetSnapshot().
+  // A view for a commit that builds on the newest head, typically the retry
+  // of one that lost its race: every batch that landed, durable or not,
+  // while other commits' syncs are still running. Only for a commit that
+  // lands after it: that commit's own durability covers every batch before
+  // it (the store's log is one sequence), and if they never become durable,
+  // neither does it. A store may serve an older view that still holds every
+  // commit its caller lost to (etcd: the revision its watch has applied);
+  // the commit's head compare refuses it if the head moved on since.
+  // Default: GetSnapshot().
   virtual std::unique_ptr<KvSnapshot> GetSnapshotForCommit() { return GetSnapshot(); }
 
   // Applies every operation of `batch` or none, in batch order: for a key

@@ -37,24 +37,24 @@ const std::string kHead = Key::Current(Kind::kHead, {}).Encode();
 
 // What a DuckLake transaction does to the store, in small: point reads of
 // keys present and absent, and scans of whole tables and of the lake.
-std::string ReadEverything(KvStore& store) {
-  auto snapshot = store.GetSnapshot();
+std::string ReadEverything(const KvSnapshot& snapshot) {
   std::string out;
   for (uint64_t table = 1; table <= 3; ++table) {
     for (uint64_t column = 0; column < 12; column += 3) {
-      auto value = snapshot->Get(Column(table, column));
+      auto value = snapshot.Get(Column(table, column));
       out += Column(table, column) + "=" + (value ? *value : "<absent>") + ";";
     }
     for (const auto& [key, value] :
-         ScanAll(*snapshot, KeyRange{Column(table, 0), Column(table + 1, 0)})) {
+         ScanAll(snapshot, KeyRange{Column(table, 0), Column(table + 1, 0)})) {
       out += "scan:" + key + "=" + value + ";";
     }
   }
-  for (const auto& [key, value] : ScanAll(*snapshot, KeyRange{"", ""})) {
+  for (const auto& [key, value] : ScanAll(snapshot, KeyRange{"", ""})) {
     out += "all:" + key + "=" + value + ";";
   }
   return out;
 }
+std::string ReadEverything(KvStore& store) { return ReadEverything(*store.GetSnapshot()); }
 
 // One commit of random puts and deletes on one table, guarded by the head
 // (or, one time in five, a plain write, which leaves the head alone).
@@ -92,6 +92,51 @@ TEST_F(EtcdReadCacheTest, ACachedHandleReadsWhatTheClusterHoldsWhileOthersAndIts
   // Every foreign commit changes what is read, so a share of reads misses;
   // the rest must be answered, or the cache does nothing.
   EXPECT_GT(counts.hits, counts.misses) << counts.hits << " hits, " << counts.misses << " misses";
+}
+
+// A commit that lost its race retries on GetSnapshotForCommit: served at the
+// revision the cache has applied (or the one the head changed at, if newer),
+// it must hold the winner's commit, read what the cluster holds, cost no
+// linearizable read (a heartbeat round in the retry's serial path), and let
+// the retry land. A write outside the lake after the winner's (another lake
+// on the cluster) must not make it wait for a revision the lake's watch never
+// shows: its head is a cache hit.
+TEST_F(EtcdReadCacheTest, TheRetryOfALostCommitReadsTheWinnersHeadWithoutALinearizableRead) {
+  EtcdStoreOptions waiting;
+  waiting.read_cache_bytes = size_t{64} << 20;
+  // Long enough that a lagging watch never turns a hit into a miss here.
+  waiting.read_cache_wait = std::chrono::milliseconds(2000);
+  auto cached = OpenEtcd(waiting);
+  auto other = OpenWithCache(0);
+  auto truth = OpenWithCache(0);
+  std::mt19937 random(31);
+  for (int round = 0; round < 40; ++round) {
+    const auto stale = cached->GetSnapshot()->Get(kHead);
+    WriteBatch winner;
+    winner.Put(Column(1 + random() % 3, random() % 12), "won" + std::to_string(round));
+    winner.Put(kHead, "w" + std::to_string(round));
+    ASSERT_TRUE(other->WriteIfHeadUnchanged(kHead, other->GetSnapshot()->Get(kHead), winner));
+    if (round % 4 == 0)
+      cluster_->EtcdCtl("put " + prefix_ + "-other-lake " + std::to_string(round));
+    WriteBatch mine;
+    mine.Put(Column(1 + random() % 3, random() % 12), "mine" + std::to_string(round));
+    mine.Put(kHead, "c" + std::to_string(round));
+    ASSERT_FALSE(cached->WriteIfHeadUnchanged(kHead, stale, mine));
+
+    const auto before = cached->rpc_counts();
+    const auto cache_before = cached->read_cache_counts();
+    const auto retry = cached->GetSnapshotForCommit();
+    ASSERT_EQ(retry->Get(kHead), "w" + std::to_string(round));
+    EXPECT_EQ(cached->read_cache_counts().misses, cache_before.misses) << "round " << round;
+    ASSERT_EQ(ReadEverything(*retry), ReadEverything(*truth)) << "round " << round;
+    EXPECT_EQ(cached->rpc_counts().linearizable_ranges, before.linearizable_ranges);
+    ASSERT_TRUE(cached->WriteIfHeadUnchanged(kHead, retry->Get(kHead), mine));
+    ASSERT_EQ(truth->GetSnapshot()->Get(kHead), "c" + std::to_string(round));
+  }
+  // Without a cache there is nothing to prove a revision with: a linearizable read.
+  const auto before = other->rpc_counts();
+  EXPECT_EQ(other->GetSnapshotForCommit()->Get(kHead), "c39");
+  EXPECT_EQ(other->rpc_counts().linearizable_ranges, before.linearizable_ranges + 1);
 }
 
 TEST_F(EtcdReadCacheTest, ASmallCacheForgetsAndStaysRight) {

@@ -161,9 +161,10 @@ etcdserverpb::RangeResponse EtcdClient::Range(const etcdserverpb::RangeRequest& 
     size_t index;
     auto& channel = CurrentChannel(&index);
     etcdserverpb::RangeResponse response;
+    const auto& sent = linearizable ? *linearizable : request;
     ranges_.fetch_add(1, std::memory_order_relaxed);
-    const EtcdRpcStatus status = Call(channel, kRange, linearizable ? *linearizable : request,
-                                      &response, options_.rpc_timeout);
+    if (!sent.serializable()) linearizable_ranges_.fetch_add(1, std::memory_order_relaxed);
+    const EtcdRpcStatus status = Call(channel, kRange, sent, &response, options_.rpc_timeout);
     ThrowIfRefused(status, "read");
     switch (ClassifyEtcdStatus(status)) {
       case EtcdStatusKind::kOk:

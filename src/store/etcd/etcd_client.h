@@ -98,7 +98,9 @@ class EtcdClient {
 
   // RPCs sent so far.
   EtcdRpcCounts rpc_counts() const {
-    return {ranges_.load(std::memory_order_relaxed), txns_.load(std::memory_order_relaxed)};
+    return {.ranges = ranges_.load(std::memory_order_relaxed),
+            .linearizable_ranges = linearizable_ranges_.load(std::memory_order_relaxed),
+            .txns = txns_.load(std::memory_order_relaxed)};
   }
 
  private:
@@ -130,6 +132,7 @@ class EtcdClient {
   std::vector<std::unique_ptr<EtcdGrpcChannel>> channels_;  // one per member, in order
   std::atomic<size_t> current_{0};
   std::atomic<uint64_t> ranges_{0};
+  std::atomic<uint64_t> linearizable_ranges_{0};
   std::atomic<uint64_t> txns_{0};
 };
 

@@ -106,6 +106,12 @@ EtcdReadCache::Lookup EtcdReadCache::Newest(const std::string& key) const {
   return LookupLocked(key, std::nullopt);
 }
 
+std::optional<int64_t> EtcdReadCache::Applied() const {
+  std::lock_guard lock(mutex_);
+  if (suspended_) return std::nullopt;
+  return applied_;
+}
+
 void EtcdReadCache::RememberGet(const std::string& key, int64_t revision,
                                 const mvccpb::KeyValue* found) {
   std::lock_guard lock(mutex_);

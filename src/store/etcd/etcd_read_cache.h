@@ -92,6 +92,9 @@ class EtcdReadCache {
   // The newest value of `key` the cache knows (as of the newest change it
   // applied, or a newer read), if it keeps it; not counted as a lookup.
   Lookup Newest(const std::string& key) const;
+  // The revision up to which every watched change is applied here; nullopt
+  // while the watch is broken (suspended).
+  std::optional<int64_t> Applied() const;
   // What a read of `key` at `revision` returned (null: absent).
   void RememberGet(const std::string& key, int64_t revision, const mvccpb::KeyValue* found);
 

@@ -11,7 +11,10 @@ namespace moraine::store {
 
 struct EtcdRpcCounts {
   uint64_t ranges = 0;  // Range RPCs, serializable or not
-  uint64_t txns = 0;    // Txn RPCs
+  // Of `ranges`, those sent linearizable: each waits for the leader's read
+  // index, a heartbeat round across the cluster.
+  uint64_t linearizable_ranges = 0;
+  uint64_t txns = 0;  // Txn RPCs
 };
 
 }  // namespace moraine::store

@@ -22,6 +22,13 @@ using etcdserverpb::Compare;
 using etcdserverpb::TxnRequest;
 using etcdserverpb::TxnResponse;
 
+// Raises `at_least` to `value` unless it holds more already.
+void RaiseTo(std::atomic<int64_t>& at_least, int64_t value) {
+  int64_t seen = at_least.load(std::memory_order_relaxed);
+  while (seen < value && !at_least.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  }
+}
+
 // The batch with only the last operation per key, in batch order of those
 // last operations (etcd refuses a Txn naming one key twice).
 std::vector<const WriteBatch::Op*> Collapse(const WriteBatch& batch) {
@@ -75,6 +82,16 @@ std::optional<std::string> LaneValue(const TxnResponse& response) {
   const auto& range = response.responses(0).response_range();
   if (range.kvs_size() == 0) return std::nullopt;
   return range.kvs(0).value();
+}
+
+// The revision the head last changed at, from a failed head commit's second
+// read (0 if the head is absent). Not the response header's revision: that
+// may be a write outside the lake (another lake on the cluster, or a commit
+// token), which the lake's watch never shows.
+int64_t HeadRevision(const TxnResponse& response) {
+  if (response.responses_size() < 2) return 0;
+  const auto& range = response.responses(1).response_range();
+  return range.kvs_size() == 0 ? 0 : range.kvs(0).mod_revision();
 }
 
 }  // namespace
@@ -153,6 +170,16 @@ std::unique_ptr<KvSnapshot> EtcdStore::GetSnapshot() {
   return std::make_unique<EtcdSnapshot>(client_, keyspace_, response.header().revision(),
                                         etcd_options_.scan_page_size, read_cache_, last_change,
                                         etcd_options_.read_cache_wait);
+}
+
+std::unique_ptr<KvSnapshot> EtcdStore::GetSnapshotForCommit() {
+  const auto applied = read_cache_ ? read_cache_->Applied() : std::nullopt;
+  if (!applied) return GetSnapshot();
+  const int64_t revision = std::max(*applied, lost_at_revision_.load(std::memory_order_relaxed));
+  // No change of the lake after `revision` is known, so it stands as its
+  // own last change: the cache answers once its watch has applied it.
+  return std::make_unique<EtcdSnapshot>(client_, keyspace_, revision, etcd_options_.scan_page_size,
+                                        read_cache_, revision, etcd_options_.read_cache_wait);
 }
 
 EtcdStore::ReadCacheCounts EtcdStore::read_cache_counts() const {
@@ -255,8 +282,14 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {
     if (head && queue_ && queue_->Queued()) {
       request.add_success()->mutable_request_delete_range()->set_key(queue_->own_key());
     }
-    // On a failed compare: which one failed? The lane's value tells.
+    // On a failed compare: which one failed? The lane's value tells. And
+    // the head's revision says where a retry must read from.
     request.add_failure()->mutable_request_range()->set_key(lane->key);
+    if (head) {
+      auto* head_read = request.add_failure()->mutable_request_range();
+      head_read->set_key(keyspace_.Data(head->key));
+      head_read->set_keys_only(true);
+    }
     RequireWithinLimits(request);
 
     TxnResponse response;
@@ -273,7 +306,10 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {
           lane->token = std::move(observed);
           continue;
         }
-        if (head) return false;
+        if (head) {
+          RaiseTo(lost_at_revision_, HeadRevision(response));
+          return false;
+        }
         continue;
       }
       case EtcdStatusKind::kTransient:

@@ -79,6 +79,14 @@ class EtcdStore final : public KvStore {
   ~EtcdStore() override;
 
   std::unique_ptr<KvSnapshot> GetSnapshot() override;
+  // For the retry of a commit that lost its race: a snapshot at the newest
+  // revision the read cache has applied, or at the revision the head last
+  // changed at as the lost Txn read it, if that is newer (its first read
+  // waits for the watch to reach it), instead of a linearizable read. Either
+  // revision holds every commit that beat the lost one; a commit landing
+  // since is caught by the retry's own head compare. Without a working
+  // cache: GetSnapshot().
+  std::unique_ptr<KvSnapshot> GetSnapshotForCommit() override;
   void Write(const WriteBatch& batch) override;
   bool WriteIfHeadUnchanged(std::string_view head_key,
                             const std::optional<std::string>& expected_head_value,
@@ -156,6 +164,8 @@ class EtcdStore final : public KvStore {
   std::unique_ptr<EtcdChangeWatch> watch_;     // feeds read_cache_ and queue_
   std::atomic<uint64_t> unknown_outcomes_{0};
   std::atomic<uint64_t> settled_committed_{0};
+  // The newest revision a head compare of this handle failed at (0: none).
+  std::atomic<int64_t> lost_at_revision_{0};
 };
 
 }  // namespace moraine::store
