@@ -164,7 +164,8 @@ class EtcdStore final : public KvStore {
   std::unique_ptr<EtcdChangeWatch> watch_;     // feeds read_cache_ and queue_
   std::atomic<uint64_t> unknown_outcomes_{0};
   std::atomic<uint64_t> settled_committed_{0};
-  // The newest revision a head compare of this handle failed at (0: none).
+  // The newest revision of the head that a failed head compare of this
+  // handle read back (0: none): a retry must read at or after it.
   std::atomic<int64_t> lost_at_revision_{0};
 };
 
