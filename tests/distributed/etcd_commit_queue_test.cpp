@@ -1,12 +1,14 @@
 // Turns among the writers of one lake (etcd_commit_queue.h), on a real
 // cluster: a handle that lost its race joins the lake's commit queue and its
-// landing commit hands the turn on; an entry a killed writer left first
-// holds the others up for a bounded time and is removed.
+// landing commit hands the turn on; a busy writer keeps a place in the same
+// Txn and an idle one gives the first place up; an entry a killed writer
+// left first holds the others up for a bounded time and is removed.
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <string>
+#include <thread>
 
 #include "distributed/etcd_store_fixture.h"
 #include "store/etcd/etcd_commit_queue.h"
@@ -99,6 +101,39 @@ TEST_F(EtcdCommitQueueTest, AnEntryAKilledWriterLeftFirstHoldsOthersUpBriefly) {
   const auto next_start = std::chrono::steady_clock::now();
   ASSERT_TRUE(CommitHead(*writer, writer->GetSnapshot()->Get(kHead), "next"));
   EXPECT_LT(std::chrono::steady_clock::now() - next_start, EtcdCommitQueue::kStall);
+}
+
+TEST_F(EtcdCommitQueueTest, ABusyWriterKeepsItsPlaceInItsLandingCommitAndAnIdleOneLetsItGo) {
+  auto busy = OpenEtcd({});
+  auto idle = OpenEtcd({});
+  ASSERT_TRUE(CommitHead(*busy, std::nullopt, "first"));
+  // A stalled first entry holds `busy` in the queue long enough for `idle`
+  // to queue behind it.
+  cluster_->EtcdCtl("put " + QueuePrefix() + "killed-writer x");
+  const auto head = busy->GetSnapshot()->Get(kHead);
+  bool busy_landed = false;
+  std::thread busy_commit([&] { busy_landed = CommitHead(*busy, head, "busy lands"); });
+  while (!busy->InCommitQueue()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  bool idle_landed = true;
+  std::thread idle_commit([&] { idle_landed = CommitHead(*idle, head, "idle loses"); });
+  busy_commit.join();
+  idle_commit.join();
+  ASSERT_TRUE(busy_landed);
+  EXPECT_FALSE(idle_landed);
+  // `busy` landed with `idle` queued behind it: its commit queued it again.
+  EXPECT_TRUE(busy->InCommitQueue());
+
+  // `idle` holds the first place and commits no more: it gives the place up
+  // within the idle turn, and `busy`'s next commit is one Txn (no join).
+  const auto txns_before = busy->rpc_counts().txns;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(CommitHead(*busy, busy->GetSnapshot()->Get(kHead), "busy again"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, EtcdCommitQueue::kStall);
+  EXPECT_EQ(busy->rpc_counts().txns - txns_before, 1u);
+  // Nobody was behind it then: the queue is empty.
+  EXPECT_FALSE(busy->InCommitQueue());
+  EXPECT_FALSE(idle->InCommitQueue());
+  EXPECT_EQ(QueueKeys(), "");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // EtcdCommitQueue: when a handle joins the lake's commit queue, whose turn
-// it is as the change watch shows the entries, and how long a stalled entry
-// ahead holds a handle up.
+// it is as the change watch shows the entries, how long a stalled entry
+// ahead holds a handle up, and when a busy handle keeps its place and an
+// idle one gives it up.
 #include "store/etcd/etcd_commit_queue.h"
 
 #include <gtest/gtest.h>
@@ -27,10 +28,17 @@ TEST(EtcdCommitQueue, AWriterJoinsAfterALostRaceOrWhenOthersAreQueued) {
   EtcdCommitQueue queue(kPrefix, "me");
   queue.AfterCommit(false);
   EXPECT_TRUE(queue.ShouldJoin());
+  EXPECT_EQ(queue.JoinKey(), "lake/i/me/a");
   queue.Joined(10);
   EXPECT_TRUE(queue.Queued());
   EXPECT_FALSE(queue.ShouldJoin());  // once queued, it keeps its place
-  queue.AfterCommit(true);           // its landing commit deleted its entry
+  queue.StartCommit();
+  const auto handover = queue.PlanHandover();
+  ASSERT_TRUE(handover.ends);
+  EXPECT_EQ(handover.ends->key, "lake/i/me/a");
+  EXPECT_EQ(handover.stays_at, std::nullopt);  // nobody behind it
+  queue.AfterCommit(true, handover);           // its landing commit deleted its entry
+  queue.EndCommit();
   EXPECT_FALSE(queue.Queued());
   EXPECT_FALSE(queue.ShouldJoin());
 
@@ -40,14 +48,14 @@ TEST(EtcdCommitQueue, AWriterJoinsAfterALostRaceOrWhenOthersAreQueued) {
   queue.Observe("lake/i/other", std::nullopt);
   EXPECT_FALSE(queue.ShouldJoin());
   // Its own entry, shown late by the watch, is not another writer's.
-  queue.Observe("lake/i/me", 30);
+  queue.Observe("lake/i/me/a", 30);
   EXPECT_FALSE(queue.ShouldJoin());
 }
 
 TEST(EtcdCommitQueue, TheFirstEntryGoesAtOnce) {
   EtcdCommitQueue queue(kPrefix, "me");
   queue.Joined(10);
-  queue.Observe("lake/i/me", 10);
+  queue.Observe("lake/i/me/a", 10);
   queue.Observe("lake/i/later", 11);
   const auto start = Clock::now();
   const auto turn = queue.AwaitTurn();
@@ -61,7 +69,7 @@ TEST(EtcdCommitQueue, AWriterWaitsUntilTheEntriesAheadAreDeleted) {
   queue.Joined(30);
   queue.Observe("lake/i/a", 10);
   queue.Observe("lake/i/b", 20);
-  queue.Observe("lake/i/me", 30);
+  queue.Observe("lake/i/me/a", 30);
   const auto start = Clock::now();
   std::thread others([&] {
     // Each landing commit hands the turn on well within kStall.
@@ -83,7 +91,7 @@ TEST(EtcdCommitQueue, AnEntryThatStallsFirstHoldsAWriterUpForAtMostTheStall) {
   EtcdCommitQueue queue(kPrefix, "me");
   queue.Joined(30);
   queue.Observe("lake/i/dead", 10);
-  queue.Observe("lake/i/me", 30);
+  queue.Observe("lake/i/me/a", 30);
   const auto start = Clock::now();
   const auto stale = queue.AwaitTurn().stale;
   const auto waited = Clock::now() - start;
@@ -101,7 +109,7 @@ TEST(EtcdCommitQueue, AfterSkippingAStalledEntryAWriterStillWaitsForTheLiveOnesA
   queue.Joined(30);
   queue.Observe("lake/i/dead", 10);
   queue.Observe("lake/i/alive", 20);
-  queue.Observe("lake/i/me", 30);
+  queue.Observe("lake/i/me/a", 30);
   const auto start = Clock::now();
   std::thread alive([&] {
     std::this_thread::sleep_for(EtcdCommitQueue::kStall + std::chrono::milliseconds(40));
@@ -122,7 +130,7 @@ TEST(EtcdCommitQueue, AWriterWaitsForTheWatchToShowItsOwnEntryAtMostTheStall) {
   const auto start = Clock::now();
   std::thread watch([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    queue.Observe("lake/i/me", 30);
+    queue.Observe("lake/i/me/a", 30);
   });
   EXPECT_TRUE(queue.AwaitTurn().stale.empty());
   watch.join();
@@ -138,12 +146,12 @@ TEST(EtcdCommitQueue, AWriterWaitsForTheWatchToShowItsOwnEntryAtMostTheStall) {
 
 TEST(EtcdCommitQueue, ADeletionOfAnOlderOwnEntryKeepsTheNewPlace) {
   EtcdCommitQueue queue(kPrefix, "me");
-  queue.Observe("lake/i/me", 10);  // an entry a landing commit deletes ...
-  queue.Joined(20);                // ... after which the handle joined again
-  queue.Observe("lake/i/me", std::nullopt);
+  queue.Observe("lake/i/me/a", 10);  // an entry a landing commit deletes ...
+  queue.Joined(20);                  // ... after which the handle joined again
+  queue.Observe("lake/i/me/a", std::nullopt);
   EXPECT_TRUE(queue.Queued());
-  queue.Observe("lake/i/me", 20);
-  queue.Observe("lake/i/me", std::nullopt);  // the new entry removed as stale
+  queue.Observe("lake/i/me/a", 20);
+  queue.Observe("lake/i/me/a", std::nullopt);  // the new entry removed as stale
   EXPECT_FALSE(queue.Queued());
 }
 
@@ -152,10 +160,16 @@ TEST(EtcdCommitQueue, AWriterThatLeavesGivesUpItsPlace) {
   EXPECT_EQ(queue.Leave(), std::nullopt);
   queue.AfterCommit(false);
   queue.Joined(30);
-  queue.Observe("lake/i/me", 30);
-  EXPECT_EQ(queue.Leave(), 30);
+  queue.Observe("lake/i/me/a", 30);
+  const auto left = queue.Leave();
+  ASSERT_TRUE(left);
+  EXPECT_EQ(left->key, "lake/i/me/a");
+  EXPECT_EQ(left->create_revision, 30);
   EXPECT_FALSE(queue.Queued());
   EXPECT_FALSE(queue.ShouldJoin());  // its lost race is forgotten with its place
+  // The next join takes the other slot: the deletion of this one may land
+  // after it.
+  EXPECT_EQ(queue.JoinKey(), "lake/i/me/b");
 }
 
 TEST(EtcdCommitQueue, AWatchRestartForgetsTheQueue) {
@@ -165,6 +179,124 @@ TEST(EtcdCommitQueue, AWatchRestartForgetsTheQueue) {
   queue.Forget();
   EXPECT_FALSE(queue.Queued());
   EXPECT_FALSE(queue.ShouldJoin());
+}
+
+TEST(EtcdCommitQueue, ABusyWriterKeepsAPlaceBehindTheOthers) {
+  EtcdCommitQueue queue(kPrefix, "me");
+  queue.Joined(10);
+  queue.Observe("lake/i/me/a", 10);
+  queue.Observe("lake/i/x/a", 11);
+  queue.Observe("lake/i/y/a", 12);
+  queue.StartCommit();
+  EXPECT_TRUE(queue.AwaitTurn().stale.empty());
+  const auto handover = queue.PlanHandover();
+  ASSERT_TRUE(handover.ends);
+  EXPECT_EQ(handover.ends->create_revision, 10);
+  EXPECT_EQ(handover.stays_at, "lake/i/me/b");
+  // The commit landed at revision 20: its entry is behind the others.
+  queue.AfterCommit(true, handover, 20);
+  queue.EndCommit();
+  EXPECT_TRUE(queue.Queued());
+  EXPECT_FALSE(queue.ShouldJoin());
+  // The watch shows the Txn's deletion and put after the commit returned.
+  queue.Observe("lake/i/me/a", std::nullopt);
+  queue.Observe("lake/i/me/b", 20);
+  EXPECT_TRUE(queue.Queued());
+
+  // Its next commit waits for the two ahead, and stays again only if
+  // someone is behind it then.
+  queue.StartCommit();
+  std::thread others([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    queue.Observe("lake/i/x/a", std::nullopt);
+    queue.Observe("lake/i/y/a", std::nullopt);
+  });
+  EXPECT_TRUE(queue.AwaitTurn().handed_on);
+  others.join();
+  const auto last = queue.PlanHandover();
+  EXPECT_EQ(last.ends->key, "lake/i/me/b");
+  EXPECT_EQ(last.stays_at, std::nullopt);
+  queue.AfterCommit(true, last);
+  queue.EndCommit();
+  EXPECT_FALSE(queue.Queued());
+}
+
+TEST(EtcdCommitQueue, AWriterWithTwoCommitsInFlightDoesNotStay) {
+  EtcdCommitQueue queue(kPrefix, "me");
+  queue.Joined(10);
+  queue.Observe("lake/i/me/a", 10);
+  queue.Observe("lake/i/x/a", 11);
+  queue.StartCommit();
+  queue.StartCommit();
+  EXPECT_EQ(queue.PlanHandover().stays_at, std::nullopt);
+}
+
+TEST(EtcdCommitQueue, ALandingCommitDoesNotEndAPlaceAnotherCommitMoved) {
+  EtcdCommitQueue queue(kPrefix, "me");
+  queue.Joined(10);
+  queue.Observe("lake/i/x/a", 11);
+  queue.StartCommit();
+  const auto first = queue.PlanHandover();
+  queue.StartCommit();
+  const auto second = queue.PlanHandover();  // planned on the same place
+  queue.AfterCommit(true, first, 20);        // ... which the first moved
+  queue.AfterCommit(true, second);           // the second deleted a key already gone
+  EXPECT_TRUE(queue.Queued());
+  EXPECT_EQ(queue.PlanHandover().ends->create_revision, 20);
+}
+
+TEST(EtcdCommitQueue, AnIdleWriterGivesUpTheFirstPlaceAfterTheIdleTurn) {
+  EtcdCommitQueue queue(kPrefix, "me");
+  queue.Joined(10);
+  queue.Observe("lake/i/me/a", 10);
+  queue.Observe("lake/i/x/a", 11);
+  const auto start = Clock::now();
+  const auto left = queue.AwaitIdleTurn();
+  const auto waited = Clock::now() - start;
+  ASSERT_TRUE(left);
+  EXPECT_EQ(left->key, "lake/i/me/a");
+  EXPECT_EQ(left->create_revision, 10);
+  EXPECT_GE(waited, EtcdCommitQueue::kIdleTurn);
+  EXPECT_LT(waited, EtcdCommitQueue::kStall);
+  EXPECT_FALSE(queue.Queued());
+  EXPECT_EQ(queue.JoinKey(), "lake/i/me/b");
+}
+
+TEST(EtcdCommitQueue, AWriterKeepsItsPlaceWhileItCommitsOrWhileNobodyWaits) {
+  EtcdCommitQueue queue(kPrefix, "me");
+  queue.Joined(10);
+  queue.Observe("lake/i/me/a", 10);
+  std::optional<std::optional<EtcdCommitQueue::Entry>> left;
+  std::thread leaver([&] { left = queue.AwaitIdleTurn(); });
+  // Alone in the queue: nobody waits on it.
+  std::this_thread::sleep_for(4 * EtcdCommitQueue::kIdleTurn);
+  EXPECT_TRUE(queue.Queued());
+  // Committing, with another behind it: it keeps the turn.
+  queue.StartCommit();
+  queue.Observe("lake/i/x/a", 11);
+  std::this_thread::sleep_for(4 * EtcdCommitQueue::kIdleTurn);
+  EXPECT_TRUE(queue.Queued());
+  // Its commit ends without landing (its retry is being rebased, say): once
+  // idle for the longer idle turn after a loss, it leaves.
+  queue.AfterCommit(false);
+  const auto ended = Clock::now();
+  queue.EndCommit();
+  leaver.join();
+  EXPECT_GE(Clock::now() - ended, EtcdCommitQueue::kIdleTurnAfterALoss);
+  EXPECT_LT(Clock::now() - ended, EtcdCommitQueue::kStall);
+  ASSERT_TRUE(left && *left);
+  EXPECT_EQ((*left)->create_revision, 10);
+  EXPECT_FALSE(queue.Queued());
+}
+
+TEST(EtcdCommitQueue, StopWakesTheIdleLeaver) {
+  EtcdCommitQueue queue(kPrefix, "me");
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    queue.Stop();
+  });
+  EXPECT_EQ(queue.AwaitIdleTurn(), std::nullopt);
+  stopper.join();
 }
 
 }  // namespace

@@ -3,11 +3,27 @@
 #include <algorithm>
 
 namespace moraine::store {
+namespace {
+
+// The two slots of a handle's entry: a landing commit that keeps the
+// handle's place deletes one and puts the other (etcd refuses a Txn that
+// names one key twice).
+constexpr char kFirstSlot = 'a';
+constexpr char kSecondSlot = 'b';
+
+std::string OtherSlot(const std::string& key) {
+  std::string other = key;
+  other.back() = other.back() == kFirstSlot ? kSecondSlot : kFirstSlot;
+  return other;
+}
+
+}  // namespace
 
 EtcdCommitQueue::EtcdCommitQueue(std::string queue_prefix, std::string_view self)
     : queue_prefix_(std::move(queue_prefix)),
-      own_key_(queue_prefix_ + std::string(self)),
-      own_value_(self) {}
+      own_base_(queue_prefix_ + std::string(self) + "/"),
+      own_value_(self),
+      join_key_(own_base_ + kFirstSlot) {}
 
 void EtcdCommitQueue::Observe(std::string_view key, std::optional<int64_t> create_revision) {
   {
@@ -22,7 +38,7 @@ void EtcdCommitQueue::Observe(std::string_view key, std::optional<int64_t> creat
                gone != entries_.end()) {
       // Only the deletion of the entry this handle holds now ends its place:
       // the watch may show an older one's deletion after the handle joined again.
-      if (own_revision_ == gone->first) own_revision_.reset();
+      if (own_ && own_->create_revision == gone->first) own_.reset();
       entries_.erase(gone);
     }
   }
@@ -35,51 +51,121 @@ void EtcdCommitQueue::Forget() {
     entries_.clear();
     // Whether this handle's entry outlived the watch's gap is unknown: it
     // joins again (a put to a surviving entry keeps its place).
-    own_revision_.reset();
+    own_.reset();
   }
   moved_.notify_all();
 }
 
+bool EtcdCommitQueue::OwnKeyLocked(std::string_view key) const {
+  return key.starts_with(own_base_);
+}
+
+bool EtcdCommitQueue::OthersQueuedLocked() const {
+  return std::any_of(entries_.begin(), entries_.end(),
+                     [&](const auto& entry) { return !OwnKeyLocked(entry.second); });
+}
+
 bool EtcdCommitQueue::ShouldJoin() {
   std::lock_guard lock(mutex_);
-  if (own_revision_) return false;
-  return lost_last_ || std::any_of(entries_.begin(), entries_.end(),
-                                   [&](const auto& entry) { return entry.second != own_key_; });
+  if (own_) return false;
+  return lost_last_ || OthersQueuedLocked();
+}
+
+std::string EtcdCommitQueue::JoinKey() {
+  std::lock_guard lock(mutex_);
+  return join_key_;
 }
 
 void EtcdCommitQueue::Joined(int64_t create_revision) {
-  std::lock_guard lock(mutex_);
-  own_revision_ = create_revision;
+  {
+    std::lock_guard lock(mutex_);
+    own_ = Entry{join_key_, create_revision};
+  }
+  moved_.notify_all();
 }
 
 bool EtcdCommitQueue::Queued() {
   std::lock_guard lock(mutex_);
-  return own_revision_.has_value();
+  return own_.has_value();
 }
 
-void EtcdCommitQueue::AfterCommit(bool landed) {
-  std::lock_guard lock(mutex_);
-  lost_last_ = !landed;
-  if (landed && own_revision_) {
-    entries_.erase(*own_revision_);
-    own_revision_.reset();
-  }
-}
-
-std::optional<int64_t> EtcdCommitQueue::Leave() {
-  std::optional<int64_t> held;
+void EtcdCommitQueue::StartCommit() {
   {
     std::lock_guard lock(mutex_);
-    lost_last_ = false;
-    held.swap(own_revision_);
-    if (held) entries_.erase(*held);
+    ++commits_in_flight_;
+    ++commits_started_;
+  }
+  moved_.notify_all();
+}
+
+void EtcdCommitQueue::EndCommit() {
+  {
+    std::lock_guard lock(mutex_);
+    --commits_in_flight_;
+  }
+  moved_.notify_all();
+}
+
+EtcdCommitQueue::Handover EtcdCommitQueue::PlanHandover() {
+  std::lock_guard lock(mutex_);
+  Handover handover;
+  if (!own_) return handover;
+  handover.ends = own_;
+  // Two commits of this handle in flight would both put the other slot.
+  if (commits_in_flight_ == 1 && OthersQueuedLocked()) handover.stays_at = OtherSlot(own_->key);
+  return handover;
+}
+
+void EtcdCommitQueue::AfterCommit(bool landed, const Handover& handover,
+                                  std::optional<int64_t> stayed_at) {
+  {
+    std::lock_guard lock(mutex_);
+    lost_last_ = !landed;
+    if (!landed || !handover.ends) return;
+    const auto& ended = *handover.ends;
+    if (const auto found = entries_.find(ended.create_revision);
+        found != entries_.end() && found->second == ended.key) {
+      entries_.erase(found);
+    }
+    // Unless another commit of this handle moved its place meanwhile (then
+    // this one deleted a key already gone), the place is the one it put, or none.
+    if (!own_ || own_->create_revision == ended.create_revision) {
+      own_.reset();
+      if (handover.stays_at && stayed_at) {
+        own_ = Entry{*handover.stays_at, *stayed_at};
+        join_key_ = *handover.stays_at;
+      }
+    }
+  }
+  moved_.notify_all();
+}
+
+std::optional<EtcdCommitQueue::Entry> EtcdCommitQueue::LeaveLocked() {
+  std::optional<Entry> held;
+  held.swap(own_);
+  if (held) {
+    entries_.erase(held->create_revision);
+    // The next join puts the other slot: a put to this one could land before
+    // the store's deletion of it, keep its create revision, and be deleted.
+    join_key_ = OtherSlot(held->key);
   }
   return held;
 }
 
+std::optional<EtcdCommitQueue::Entry> EtcdCommitQueue::Leave() {
+  std::optional<Entry> held;
+  {
+    std::lock_guard lock(mutex_);
+    lost_last_ = false;
+    held = LeaveLocked();
+  }
+  moved_.notify_all();
+  return held;
+}
+
 bool EtcdCommitQueue::OwnEntryShownLocked() const {
-  const auto found = entries_.find(*own_revision_);
-  return found != entries_.end() && found->second == own_key_;
+  const auto found = entries_.find(own_->create_revision);
+  return found != entries_.end() && found->second == own_->key;
 }
 
 EtcdCommitQueue::Turn EtcdCommitQueue::AwaitTurn() {
@@ -89,7 +175,7 @@ EtcdCommitQueue::Turn EtcdCommitQueue::AwaitTurn() {
   auto since = start;
   Turn turn;
   for (;;) {
-    if (!own_revision_) return turn;
+    if (!own_) return turn;
     const auto now = Clock::now();
     if (!OwnEntryShownLocked()) {
       // The watch lags behind the put: wait for it to show the entries ahead,
@@ -100,7 +186,7 @@ EtcdCommitQueue::Turn EtcdCommitQueue::AwaitTurn() {
     }
     const auto& first = *entries_.begin();
     if (waiting_on && waiting_on != first.first) turn.handed_on = true;
-    if (first.first >= *own_revision_) return turn;
+    if (first.first >= own_->create_revision) return turn;
     if (waiting_on != first.first) {
       waiting_on = first.first;
       since = now;
@@ -113,6 +199,48 @@ EtcdCommitQueue::Turn EtcdCommitQueue::AwaitTurn() {
     }
     moved_.wait_until(lock, since + kStall);
   }
+}
+
+std::optional<EtcdCommitQueue::Entry> EtcdCommitQueue::AwaitIdleTurn() {
+  std::unique_lock lock(mutex_);
+  std::optional<Clock::time_point> idle_since;
+  uint64_t started = commits_started_;
+  for (;;) {
+    if (stopped_) return std::nullopt;
+    // A commit that started and ended while this thread slept was not idle.
+    if (started != commits_started_) {
+      started = commits_started_;
+      idle_since.reset();
+    }
+    const bool idle_first = own_ && commits_in_flight_ == 0 && OwnEntryShownLocked() &&
+                            entries_.begin()->first == own_->create_revision &&
+                            OthersQueuedLocked();
+    if (!idle_first) {
+      idle_since.reset();
+      moved_.wait(lock);
+      continue;
+    }
+    const auto now = Clock::now();
+    if (!idle_since) idle_since = now;
+    // A handle whose commit just lost is rebasing it, and will send it again
+    // in its turn: it is given longer before it counts as idle.
+    const auto grace = lost_last_ ? kIdleTurnAfterALoss : kIdleTurn;
+    if (now >= *idle_since + grace) {
+      auto held = LeaveLocked();
+      lock.unlock();
+      moved_.notify_all();
+      return held;
+    }
+    moved_.wait_until(lock, *idle_since + grace);
+  }
+}
+
+void EtcdCommitQueue::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopped_ = true;
+  }
+  moved_.notify_all();
 }
 
 }  // namespace moraine::store

@@ -7,17 +7,25 @@
 // and each loser reads again and sends again: most of the cluster's work goes
 // to attempts that cannot land. Writers that contend take turns instead,
 // in the order of a queue the cluster keeps, etcd's lock recipe without a
-// lock: a handle joins by putting its entry, <prefix>/i/<handle>
+// lock: a handle joins by putting its entry, <prefix>/i/<handle>/<slot>
 // (etcd_keyspace.h), and the entries' create revisions are the order. A
 // handle whose entry is the first commits; its landing commit deletes its
 // entry in the same Txn, which hands the turn on. A handle joins when its
 // last head commit lost, or when the queue is not empty (so a newcomer does
 // not cut in); a lake with one writer never has a queue.
 //
+// A busy handle keeps a place: when others are queued behind it, its landing
+// commit also puts its entry again under its other slot (a key the Txn does
+// not delete), whose create revision, the commit's, puts it behind them. So
+// under contention a commit costs one raft write, not two (a join and a
+// commit). A handle that holds the first entry while none of its commits is
+// in flight for kIdleTurn leaves (AwaitIdleTurn), so an idle place holds the
+// others up briefly, not for kStall.
+//
 // A turn only orders commits in time; the head compare still decides every
 // commit, so a late, lost or stale entry never changes what lands. A handle
-// that dies, or stops committing, holding the first entry holds the others
-// up for at most kStall: a handle that has waited that long on one first
+// that dies (or whose process stalls) holding the first entry holds the
+// others up for at most kStall: a handle that has waited that long on one first
 // entry while the queue did not move goes ahead and removes that entry (the
 // removal compares its create revision, so it never removes a newer entry of
 // the same handle).
@@ -47,16 +55,28 @@ class EtcdCommitQueue {
   using Clock = std::chrono::steady_clock;
   // The longest a handle waits on one first entry while the queue does not move.
   static constexpr std::chrono::milliseconds kStall{100};
+  // How long a handle holds the first entry with no commit in flight before
+  // it leaves: a busy writer's next commit is ready long before its turn
+  // comes round again; one that is not costs the others this much.
+  static constexpr std::chrono::milliseconds kIdleTurn{5};
+  // The same after the handle's last commit lost: its retry, rebased, may
+  // take a few reads; this is still well within kStall.
+  static constexpr std::chrono::milliseconds kIdleTurnAfterALoss{50};
 
   // `queue_prefix`: where the lake's entries live; `self` names this handle
-  // (unique among the lake's handles).
+  // (unique among the lake's handles, without a '/').
   EtcdCommitQueue(std::string queue_prefix, std::string_view self);
 
   // Where the lake's entries live (a key under it is an entry).
   const std::string& prefix() const { return queue_prefix_; }
-  // This handle's entry key, and the value it puts there.
-  const std::string& own_key() const { return own_key_; }
+  // The value this handle puts in its entries.
   const std::string& own_value() const { return own_value_; }
+
+  // An entry: its key and create revision.
+  struct Entry {
+    std::string key;
+    int64_t create_revision = 0;
+  };
 
   // From the change watch: `key` (an entry key) was put with
   // `create_revision`, or deleted (nullopt).
@@ -67,49 +87,75 @@ class EtcdCommitQueue {
   // Whether this handle should join before its next head commit: its last
   // one lost, or another handle's entry is queued. False while it is queued.
   bool ShouldJoin();
-  // This handle's entry was put at `create_revision`; its head commits wait
-  // for its turn from now on.
+  // The key a join puts (a put to an entry that survived keeps its place).
+  std::string JoinKey();
+  // This handle's entry was put at `create_revision` under JoinKey(); its
+  // head commits wait for their turn from now on.
   void Joined(int64_t create_revision);
   // Whether this handle holds an entry (as it put it, and the watch has not
   // shown it deleted since).
   bool Queued();
-  // After a head commit: whether it landed (a landing commit deleted the
-  // handle's entry).
-  void AfterCommit(bool landed);
-  // The handle gives up its place (its commit gave up, or it closes): the
-  // create revision of the entry it held, for the store to delete; nullopt
-  // if it held none.
-  std::optional<int64_t> Leave();
 
-  // An entry another handle left first for kStall: skipped, and to be
-  // removed if its create revision still matches.
-  struct Entry {
-    std::string key;
-    int64_t create_revision = 0;
+  // A head commit of this handle is in flight from StartCommit to
+  // EndCommit (which must follow, also when the commit throws).
+  void StartCommit();
+  void EndCommit();
+  // What a head commit does to the queue if it lands: it deletes the entry
+  // the handle holds (`ends`), and when others are queued and no other
+  // commit of the handle is in flight, it puts the handle's entry again
+  // under `stays_at`, the other slot.
+  struct Handover {
+    std::optional<Entry> ends;
+    std::optional<std::string> stays_at;
   };
+  Handover PlanHandover();
+  // After a head commit sent with `handover`: whether it landed, and the
+  // create revision of the entry it put under `stays_at` (nullopt if unknown:
+  // the handle then holds no place).
+  void AfterCommit(bool landed, const Handover& handover = {},
+                   std::optional<int64_t> stayed_at = std::nullopt);
+  // The handle gives up its place (its commit gave up, or it closes): the
+  // entry it held, for the store to delete; nullopt if it held none.
+  std::optional<Entry> Leave();
+
   struct Turn {
-    // The entries it stopped waiting on, each after kStall.
+    // The entries it stopped waiting on, each after kStall: skipped, and to
+    // be removed if their create revision still matches.
     std::vector<Entry> stale;
     // Whether an entry ahead was deleted while it waited: another handle's
-    // commit landed, so the head it read has most likely moved.
+    // commit landed (or an idle one left), so the head it read may have moved.
     bool handed_on = false;
   };
   // Blocks until this handle's entry is the first, or it is not queued any
   // more.
   Turn AwaitTurn();
+  // Blocks until this handle has held the first entry, with others queued
+  // behind it and none of its commits in flight, for kIdleTurn (or
+  // kIdleTurnAfterALoss); then leaves
+  // and returns the entry, for the store to delete. Nullopt once Stop() is
+  // called.
+  std::optional<Entry> AwaitIdleTurn();
+  // Wakes AwaitIdleTurn for good (the handle closes).
+  void Stop();
 
  private:
   bool OwnEntryShownLocked() const;
+  bool OwnKeyLocked(std::string_view key) const;
+  bool OthersQueuedLocked() const;
+  std::optional<Entry> LeaveLocked();
 
   const std::string queue_prefix_;
-  const std::string own_key_;
+  const std::string own_base_;  // <prefix><handle>/: the handle's two slots are under it
   const std::string own_value_;
   std::mutex mutex_;
   std::condition_variable moved_;
   std::map<int64_t, std::string> entries_;  // create revision -> key, as the watch showed
-  std::optional<int64_t> own_revision_;     // this handle's entry, as it put it
+  std::optional<Entry> own_;                // this handle's entry, as it put it
+  std::string join_key_;  // the slot the next join puts (own_'s key while it is set)
   bool lost_last_ = false;
-  uint64_t moves_ = 0;  // changes the watch showed, so a waiter sees the queue move
+  int commits_in_flight_ = 0;
+  uint64_t commits_started_ = 0;
+  bool stopped_ = false;
 };
 
 }  // namespace moraine::store

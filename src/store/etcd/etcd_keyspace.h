@@ -5,8 +5,8 @@
 // every range and its order carry over unchanged:
 //   <prefix>/c                 the commit marker: every commit puts it, so its
 //                              mod revision is the lake's newest commit's
-//   <prefix>/i/<handle>        a writer's entry in the lake's commit queue
-//                              (etcd_commit_queue.h)
+//   <prefix>/i/<handle>/<slot> a writer's entry in the lake's commit queue
+//                              (etcd_commit_queue.h); slot a or b
 //   <prefix>/k/<moraine key>   the lake's keys (everything KvStore exposes)
 //   <prefix>/t/<handle>/<n>    commit tokens, one per concurrent commit of a
 //                              store handle (see etcd_store.h)

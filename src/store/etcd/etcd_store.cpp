@@ -94,6 +94,34 @@ int64_t HeadRevision(const TxnResponse& response) {
   return range.kvs_size() == 0 ? 0 : range.kvs(0).mod_revision();
 }
 
+// Adds a landing commit's handover (EtcdCommitQueue::PlanHandover) to its
+// Txn: the deletion of the entry it ends, and the put and read-back of the
+// entry it stays at, which is dropped when the Txn has no room for it.
+void AddHandover(TxnRequest& request, EtcdCommitQueue::Handover& handover,
+                 const std::string& entry_value, const std::optional<uint64_t>& max_txn_ops) {
+  if (handover.ends) {
+    request.add_success()->mutable_request_delete_range()->set_key(handover.ends->key);
+  }
+  if (!handover.stays_at) return;
+  if (max_txn_ops && static_cast<uint64_t>(request.success_size()) + 2 > *max_txn_ops) {
+    handover.stays_at.reset();
+    return;
+  }
+  AddPut(request.mutable_success(), *handover.stays_at, entry_value);
+  auto* read = request.add_success()->mutable_request_range();
+  read->set_key(*handover.stays_at);
+  read->set_keys_only(true);
+}
+
+// The create revision of the entry a landing commit stayed at, from the
+// read-back AddHandover put last in the success branch.
+std::optional<int64_t> StayedAt(const TxnResponse& response) {
+  if (response.responses_size() == 0) return std::nullopt;
+  const auto& read = response.responses(response.responses_size() - 1).response_range();
+  if (read.kvs_size() != 1) return std::nullopt;
+  return read.kvs(0).create_revision();
+}
+
 }  // namespace
 
 std::unique_ptr<EtcdStore> EtcdStore::Open(const KvOptions& options,
@@ -142,10 +170,15 @@ EtcdStore::EtcdStore(KvOptions options, EtcdStoreOptions etcd_options,
     }
     watch_ = std::make_unique<EtcdChangeWatch>(
         client_, keyspace_.WatchBegin(), keyspace_.WatchEnd(), open_revision, read_cache_, queue_);
+    if (queue_) idle_leaver_ = std::thread([this] { LeaveIdleTurns(); });
   }
 }
 
 EtcdStore::~EtcdStore() {
+  if (queue_) {
+    queue_->Stop();
+    idle_leaver_.join();
+  }
   watch_.reset();
   LeaveCommitQueue();
   // Best effort: a handle's tokens mean nothing once it is gone. If the
@@ -195,7 +228,14 @@ void EtcdStore::Write(const WriteBatch& batch) { Commit(nullptr, batch); }
 bool EtcdStore::WriteIfHeadUnchanged(std::string_view head_key,
                                      const std::optional<std::string>& expected_head_value,
                                      const WriteBatch& batch) {
-  if (queue_ && TakeTurn() && read_cache_) {
+  const HeadGuard head{head_key, expected_head_value};
+  if (!queue_) return Commit(&head, batch);
+  queue_->StartCommit();
+  struct EndCommit {
+    EtcdCommitQueue& queue;
+    ~EndCommit() { queue.EndCommit(); }
+  } end_commit{*queue_};
+  if (TakeTurn() && read_cache_) {
     // The turn came with another handle's landing commit: if the cache shows
     // it moved the head, this attempt has lost without a Txn. (Only then:
     // the cache may lag behind the snapshot this commit read, and a head it
@@ -206,9 +246,9 @@ bool EtcdStore::WriteIfHeadUnchanged(std::string_view head_key,
       return false;
     }
   }
-  const HeadGuard head{head_key, expected_head_value};
-  const bool landed = Commit(&head, batch);
-  if (queue_) queue_->AfterCommit(landed);
+  QueueStep step{queue_->PlanHandover(), std::nullopt};
+  const bool landed = Commit(&head, batch, &step);
+  queue_->AfterCommit(landed, step.handover, step.stayed_at);
   return landed;
 }
 
@@ -224,9 +264,10 @@ bool EtcdStore::TakeTurn() {
 void EtcdStore::JoinQueue() {
   // The put and a read of the entry in one Txn: a put to an entry that
   // survived keeps its create revision, its place.
+  const std::string key = queue_->JoinKey();
   TxnRequest request;
-  AddPut(request.mutable_success(), queue_->own_key(), queue_->own_value());
-  request.add_success()->mutable_request_range()->set_key(queue_->own_key());
+  AddPut(request.mutable_success(), key, queue_->own_value());
+  request.add_success()->mutable_request_range()->set_key(key);
   TxnResponse response;
   // Best effort: a handle that cannot join commits without its turn.
   if (ClassifyEtcdStatus(client_->TxnOnce(request, &response)) != EtcdStatusKind::kOk) return;
@@ -235,9 +276,26 @@ void EtcdStore::JoinQueue() {
   if (read.kvs_size() == 1) queue_->Joined(read.kvs(0).create_revision());
 }
 
+void EtcdStore::LeaveIdleTurns() {
+  while (const auto idle = queue_->AwaitIdleTurn()) RemoveEntry(*idle);
+}
+
+std::optional<int64_t> EtcdStore::EntryRevision(const std::string& key) {
+  etcdserverpb::RangeRequest request;
+  request.set_key(key);
+  request.set_keys_only(true);
+  try {
+    const auto response = client_->Range(request);
+    if (response.kvs_size() == 1) return response.kvs(0).create_revision();
+  } catch (const IoError&) {
+    // Unreadable: the handle holds no place, and the entry is skipped as stale.
+  }
+  return std::nullopt;
+}
+
 void EtcdStore::LeaveCommitQueue() {
   if (!queue_) return;
-  if (const auto held = queue_->Leave()) RemoveEntry({queue_->own_key(), *held});
+  if (const auto held = queue_->Leave()) RemoveEntry(*held);
 }
 
 void EtcdStore::RemoveEntry(const EtcdCommitQueue::Entry& entry,
@@ -253,7 +311,7 @@ void EtcdStore::RemoveEntry(const EtcdCommitQueue::Entry& entry,
   client_->TxnOnce(request, &response, timeout);  // one left behind is skipped by the next waiter
 }
 
-bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {
+bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch, QueueStep* queue_step) {
   if (options_.read_only) {
     throw ReadOnlyError("the store at " + options_.location + " is open read-only");
   }
@@ -278,9 +336,10 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {
     }
     AddPut(request.mutable_success(), lane->key, token);
     AddPut(request.mutable_success(), keyspace_.commit_marker, "");
-    // A queued handle's landing commit hands the turn on.
-    if (head && queue_ && queue_->Queued()) {
-      request.add_success()->mutable_request_delete_range()->set_key(queue_->own_key());
+    // A queued handle's landing commit hands the turn on, and may queue it
+    // again (read back: a put to a key that survived keeps its place).
+    if (queue_step) {
+      AddHandover(request, queue_step->handover, queue_->own_value(), limits_.max_txn_ops);
     }
     // On a failed compare: which one failed? The lane's value tells. And
     // the head's revision says where a retry must read from.
@@ -298,6 +357,9 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {
       case EtcdStatusKind::kOk: {
         if (response.succeeded()) {
           lane->token = token;
+          if (queue_step && queue_step->handover.stays_at) {
+            queue_step->stayed_at = StayedAt(response);
+          }
           return true;
         }
         auto observed = LaneValue(response);
@@ -316,6 +378,9 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch) {
         unknown_outcomes_.fetch_add(1, std::memory_order_relaxed);
         if (Settle(*lane, token, deadline)) {
           settled_committed_.fetch_add(1, std::memory_order_relaxed);
+          if (queue_step && queue_step->handover.stays_at) {
+            queue_step->stayed_at = EntryRevision(*queue_step->handover.stays_at);
+          }
           return true;
         }
         EtcdClient::Backoff(attempt);

@@ -32,8 +32,11 @@
 // StoreLockedError. Writers that contend take turns (etcd_commit_queue.h): a
 // handle whose last head commit lost, or that sees others queued, joins the
 // lake's commit queue (one more Txn) and sends its head commits when its turn
-// comes; the commit that lands hands the turn on in its own Txn. A read-only
-// handle refuses writes with ReadOnlyError.
+// comes; the commit that lands hands the turn on in its own Txn, and while
+// others are queued, queues the handle again behind them in that Txn. A
+// thread of the handle's gives up a place it holds first while idle
+// (EtcdCommitQueue::AwaitIdleTurn). A read-only handle refuses writes with
+// ReadOnlyError.
 //
 // Thread-safety: one handle may be used by many threads at once (commits in
 // flight at once use separate lanes and tokens; the commit queue guards its
@@ -46,6 +49,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "store/etcd/etcd_commit_queue.h"
 #include "store/etcd/etcd_keyspace.h"
@@ -131,6 +135,13 @@ class EtcdStore final : public KvStore {
     std::string_view key;
     const std::optional<std::string>& expected;
   };
+  // What a head commit does to the commit queue: the handover it was sent
+  // with (stays_at dropped if the Txn had no room for it), and the create
+  // revision of the entry it put, once it landed.
+  struct QueueStep {
+    EtcdCommitQueue::Handover handover;
+    std::optional<int64_t> stayed_at;
+  };
 
   EtcdStore(KvOptions options, EtcdStoreOptions etcd_options, std::shared_ptr<EtcdClient> client,
             EtcdKeyspace keyspace, EtcdLimits limits, int64_t open_revision);
@@ -141,12 +152,18 @@ class EtcdStore final : public KvStore {
   // Best effort, one Txn each: put this handle's entry and learn its place;
   // delete `entry` if it is still the entry it was.
   void JoinQueue();
+  // The idle leaver's loop: deletes each place the queue gives up while idle.
+  void LeaveIdleTurns();
+  // The create revision of the entry at `key`, by a read (nullopt if absent
+  // or unreadable): for a commit whose outcome was settled, not read.
+  std::optional<int64_t> EntryRevision(const std::string& key);
   void RemoveEntry(const EtcdCommitQueue::Entry& entry,
                    std::chrono::milliseconds timeout = std::chrono::milliseconds(1000));
   // Throws EtcdLimitError if `request` exceeds limits_.
   void RequireWithinLimits(const etcdserverpb::TxnRequest& request) const;
-  // The one commit path; `head` null for a plain Write.
-  bool Commit(const HeadGuard* head, const WriteBatch& batch);
+  // The one commit path; `head` null for a plain Write, `queue_step` null
+  // for a commit that leaves the queue alone.
+  bool Commit(const HeadGuard* head, const WriteBatch& batch, QueueStep* queue_step = nullptr);
   // After an RPC with unknown outcome: true if `token` committed; otherwise
   // fences the lane so the attempt can never commit later, and returns false.
   // Gives up with IoError at `deadline` (the commit's).
@@ -162,6 +179,7 @@ class EtcdStore final : public KvStore {
   std::shared_ptr<EtcdReadCache> read_cache_;  // null when disabled
   std::shared_ptr<EtcdCommitQueue> queue_;     // null without a watch, or read-only
   std::unique_ptr<EtcdChangeWatch> watch_;     // feeds read_cache_ and queue_
+  std::thread idle_leaver_;                    // runs LeaveIdleTurns while queue_ is set
   std::atomic<uint64_t> unknown_outcomes_{0};
   std::atomic<uint64_t> settled_committed_{0};
   // The newest revision of the head that a failed head compare of this
