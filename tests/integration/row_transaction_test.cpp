@@ -8,10 +8,13 @@
 
 #include "catalog/ducklake_tables.h"
 #include "commit/lake/catalog_caching_store.h"
+#include "commit/lake/store_records.h"
 #include "commit/verbs/catalog.h"
 #include "store/error.h"
 #include "store/key.h"
 #include "store/key_range.h"
+#include "store/records.pb.h"
+#include "store/value_frame.h"
 #include "support/staged_rows.h"
 #include "support/temp_dir.h"
 
@@ -191,6 +194,57 @@ TEST_F(RowTransactionTest, ALostRaceInThisProcessIsToldAtTheNextWriteAndWritesNo
   auto view = BeginRowTransaction(shared);
   EXPECT_TRUE(Rows(*view, "ducklake_column").empty());
   EXPECT_EQ(Rows(*view, "ducklake_snapshot").size(), 3u);
+}
+
+// The head carries its snapshot's counters, so a commit learns its base
+// without reading the snapshot's record (on etcd, a round trip inside the
+// turn of a writer that lost its race); a head without them, as a format
+// migration writes it, falls back to the record.
+TEST_F(RowTransactionTest, TheHeadCarriesItsSnapshotsCountersAndAHeadWithoutThemReadsTheRecord) {
+  auto txn = Begin();
+  txn->Insert("ducklake_snapshot",
+              {int64_t{1}, int64_t{1700000000000001}, int64_t{4}, int64_t{7}, int64_t{3}});
+  txn->Commit();
+  const std::string snapshot_key = store::Key::Current(store::Kind::kSnapshot, {1}).Encode();
+  const auto head_value = store_->GetSnapshot()->Get(commit::HeadKey());
+  ASSERT_TRUE(head_value);
+  store::v1::HeadRecord head;
+  store::UnframeValue(store::Kind::kHead, *head_value, &head);
+  EXPECT_EQ(head.snapshot_id(), 1u);
+  ASSERT_TRUE(head.has_newest_counters());
+  EXPECT_EQ(head.newest_counters().schema_version(), 4);
+  EXPECT_EQ(head.newest_counters().next_catalog_id(), 7);
+  EXPECT_EQ(head.newest_counters().next_file_id(), 3);
+  const commit::SnapshotCounters expected{1, 4, 7, 3};
+  EXPECT_EQ(Begin()->LatestSnapshot(), expected);
+
+  // The record changed behind the head's back (a raw write, no commit): the
+  // head still answers, so the record was not read.
+  const auto record_value = store_->GetSnapshot()->Get(snapshot_key);
+  ASSERT_TRUE(record_value);
+  store::v1::SnapshotRecord record;
+  store::UnframeValue(store::Kind::kSnapshot, *record_value, &record);
+  record.set_next_file_id(99);
+  store::WriteBatch raw;
+  raw.Put(snapshot_key, store::FrameValue(store::Kind::kSnapshot, record));
+  store_->Write(raw);
+  EXPECT_EQ(Begin()->LatestSnapshot(), expected);
+
+  // A head without the counters reads the record.
+  store::WriteBatch migrated;
+  migrated.Put(commit::HeadKey(), commit::EncodeHead(1, head.batch_count()));
+  store_->Write(migrated);
+  const commit::SnapshotCounters from_record{1, 4, 7, 99};
+  EXPECT_EQ(Begin()->LatestSnapshot(), from_record);
+  // The next commit that stages the snapshot's record writes them again.
+  auto next = Begin();
+  next->Insert("ducklake_snapshot",
+               {int64_t{2}, int64_t{1700000000000002}, int64_t{4}, int64_t{8}, int64_t{3}});
+  next->Commit();
+  const auto next_head = store_->GetSnapshot()->Get(commit::HeadKey());
+  store::UnframeValue(store::Kind::kHead, *next_head, &head);
+  ASSERT_TRUE(head.has_newest_counters());
+  EXPECT_EQ(head.newest_counters().next_catalog_id(), 8);
 }
 
 TEST_F(RowTransactionTest, InsertingAnExistingSnapshotIsAConflict) {
@@ -378,6 +432,34 @@ TEST_F(RowTransactionTest, OneSnapshotsInlinedRowsShareOneBatch) {
   flush->Commit();
   EXPECT_EQ(KeysIn(*store_, store::Subspace::kInlineData, store::Kind::kInlinedRowBatch), 1u);
   EXPECT_EQ(Rows(*Begin(), spec.name), (std::vector<Row>{{int64_t{5}, int64_t{3}, kNull, kNull}}));
+}
+
+// DuckLake's inlined rows begin at the snapshot their commit inserts, so a
+// transaction does not read the batch of the snapshot it inserts: the store
+// holds none (on etcd, a round trip for an absent key saved per commit). A
+// batch written ahead of its snapshot, which DuckLake never writes, shows
+// the read is skipped: it is replaced, not merged; a transaction that does
+// not insert that snapshot still reads it.
+TEST_F(RowTransactionTest, ATransactionDoesNotReadTheBatchOfTheSnapshotItInserts) {
+  const TableSpec spec = InlinedNamesSpec();
+  auto ahead = Begin();
+  ahead->CreateTable(spec);
+  ahead->Insert(spec.name, {int64_t{7}, int64_t{1}, kNull, OpaqueValue{"ahead"}});
+  ahead->Commit();  // no ducklake_snapshot row: the head stays at snapshot 0
+
+  auto reads = Begin();
+  EXPECT_THROW(reads->Insert(spec.name, {int64_t{7}, int64_t{1}, kNull, kNull}),
+               store::ConstraintError);
+
+  auto inserts = Begin();
+  inserts->Insert("ducklake_snapshot",
+                  {int64_t{1}, int64_t{1700000000000001}, int64_t{1}, int64_t{2}, int64_t{0}});
+  inserts->Insert(spec.name, {int64_t{7}, int64_t{1}, kNull, OpaqueValue{"new"}});
+  inserts->Insert(spec.name, {int64_t{8}, int64_t{1}, kNull, OpaqueValue{"new"}});
+  inserts->Commit();
+  EXPECT_EQ(Rows(*Begin(), spec.name),
+            (std::vector<Row>{{int64_t{7}, int64_t{1}, kNull, OpaqueValue{"new"}},
+                              {int64_t{8}, int64_t{1}, kNull, OpaqueValue{"new"}}}));
 }
 
 TEST_F(RowTransactionTest, AnInlinedRowIdCanHaveOneVersionPerBeginSnapshot) {

@@ -14,10 +14,12 @@ const std::string& HeadKey() {
   return key;
 }
 
-std::string EncodeHead(int64_t snapshot_id, uint64_t batch_count) {
+std::string EncodeHead(int64_t snapshot_id, uint64_t batch_count,
+                       const store::v1::HeadCounters* newest_counters) {
   store::v1::HeadRecord head;
   head.set_snapshot_id(static_cast<uint64_t>(snapshot_id));
   head.set_batch_count(batch_count);
+  if (newest_counters) *head.mutable_newest_counters() = *newest_counters;
   return store::FrameValue(Kind::kHead, head);
 }
 

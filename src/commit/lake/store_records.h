@@ -7,6 +7,10 @@
 #include <string>
 #include <string_view>
 
+namespace moraine::store::v1 {
+class HeadCounters;
+}
+
 namespace moraine::commit {
 
 // The layout version this build writes (RFC 0015) and who wrote it.
@@ -17,8 +21,9 @@ inline constexpr const char* kWrittenBy = "moraine 0.1.0";
 
 // The encoded key of sys/head.
 const std::string& HeadKey();
-// A framed head record.
-std::string EncodeHead(int64_t snapshot_id, uint64_t batch_count);
+// A framed head record; `newest_counters`, if given, are snapshot_id's.
+std::string EncodeHead(int64_t snapshot_id, uint64_t batch_count,
+                       const store::v1::HeadCounters* newest_counters = nullptr);
 // The snapshot id a framed head record names. Throws store::CorruptionError.
 int64_t DecodeHeadSnapshotId(std::string_view value);
 // The number of batches a framed head record counts (every commit adds one).

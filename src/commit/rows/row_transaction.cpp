@@ -58,6 +58,10 @@ bool SameColumns(const TableSpec& a, const TableSpec& b) {
   return true;
 }
 
+std::string SnapshotRecordKey(int64_t snapshot_id) {
+  return store::Key::Current(Kind::kSnapshot, {static_cast<uint64_t>(snapshot_id)}).Encode();
+}
+
 store::v1::HeadRecord DecodeHead(const std::optional<std::string>& value) {
   store::v1::HeadRecord head;
   if (value) store::UnframeValue(Kind::kHead, *value, &head);
@@ -78,7 +82,8 @@ class StoreRowTransaction final : public RowTransaction {
         view_(for_commit ? store.store()->GetSnapshotForCommit() : store.store()->GetSnapshot()),
         head_value_(view_.Get(HeadKey())),
         head_(DecodeHead(head_value_)),
-        staged_(view_, (head_.batch_count() + 1) << 32) {}
+        staged_(view_, (head_.batch_count() + 1) << 32,
+                head_value_ ? static_cast<int64_t>(head_.snapshot_id()) : -1) {}
 
   std::string SchemaName() override {
     // Asked at every DuckDB schema lookup; it changes only through CreateSchema.
@@ -207,7 +212,8 @@ class StoreRowTransaction final : public RowTransaction {
     int64_t newest = head_value_ ? static_cast<int64_t>(head_.snapshot_id()) : -1;
     if (auto inserted = staged_.max_inserted_snapshot()) newest = std::max(newest, *inserted);
     if (newest < 0) return std::nullopt;
-    auto found = SnapshotAt(newest);
+    auto found = BaseSnapshotFromHead(newest);
+    if (!found) found = SnapshotAt(newest);
     if (!found) {
       throw store::CorruptionError("the head of the moraine store names snapshot " +
                                    std::to_string(newest) + ", which the store does not hold");
@@ -323,7 +329,9 @@ class StoreRowTransaction final : public RowTransaction {
   std::unique_ptr<store::LandedWrite> LandOrRebase() {
     if (auto landed = Land()) return landed;
     if (!rebase_allowed_ || !replayable_ || !head_value_) throw store::ConflictError(kLostRace);
-    const auto base = SnapshotAt(static_cast<int64_t>(head_.snapshot_id()));
+    const auto head_snapshot = static_cast<int64_t>(head_.snapshot_id());
+    auto base = BaseSnapshotFromHead(head_snapshot);
+    if (!base) base = SnapshotAt(head_snapshot);
     const auto rebasable = base ? DataCommitOf(writes_, *base, shape_) : std::nullopt;
     if (!rebasable) throw store::ConflictError(kLostRace);
     for (int attempt = 0; attempt < kRebaseAttempts; ++attempt) {
@@ -362,8 +370,50 @@ class StoreRowTransaction final : public RowTransaction {
       }
       batch.Put(FormatKey(), EncodeFormat());
     }
-    batch.Put(HeadKey(), EncodeHead(head_snapshot, head_.batch_count() + 1));
+    const auto counters = NewestCounters(head_snapshot);
+    batch.Put(HeadKey(),
+              EncodeHead(head_snapshot, head_.batch_count() + 1, counters ? &*counters : nullptr));
     return store_.store()->LandIfHeadUnchanged(HeadKey(), head_value_, batch);
+  }
+
+  // `snapshot_id`'s counters as the head carries them, when it is the head's
+  // snapshot, the head carries them, and this transaction has not staged a
+  // change to its record; nullopt otherwise (then the record is read).
+  std::optional<SnapshotCounters> BaseSnapshotFromHead(int64_t snapshot_id) const {
+    if (!head_value_ || !head_.has_newest_counters() ||
+        snapshot_id != static_cast<int64_t>(head_.snapshot_id()) ||
+        view_.Stages(SnapshotRecordKey(snapshot_id))) {
+      return std::nullopt;
+    }
+    const auto& counters = head_.newest_counters();
+    return SnapshotCounters{snapshot_id, counters.schema_version(), counters.next_catalog_id(),
+                            counters.next_file_id()};
+  }
+
+  // The counters the head this transaction lands carries for `snapshot_id`:
+  // its ducklake_snapshot row if this transaction staged it (read from the
+  // staged writes, no round trip), else the base head's if it names the
+  // same snapshot; nullopt if neither holds them.
+  std::optional<store::v1::HeadCounters> NewestCounters(int64_t snapshot_id) const {
+    if (snapshot_id < 0) return std::nullopt;
+    const std::string key = SnapshotRecordKey(snapshot_id);
+    if (view_.Stages(key)) {
+      const auto value = view_.Get(key);
+      if (!value) return std::nullopt;
+      store::v1::SnapshotRecord record;
+      store::UnframeValue(Kind::kSnapshot, *value, &record);
+      if (record.snapshot_row_absent()) return std::nullopt;
+      store::v1::HeadCounters counters;
+      counters.set_schema_version(record.schema_version());
+      counters.set_next_catalog_id(record.next_catalog_id());
+      counters.set_next_file_id(record.next_file_id());
+      return counters;
+    }
+    if (head_value_ && head_.has_newest_counters() &&
+        snapshot_id == static_cast<int64_t>(head_.snapshot_id())) {
+      return head_.newest_counters();
+    }
+    return std::nullopt;
   }
 
   // Keeps a write for a replay, if this transaction may still be rebased;

@@ -38,6 +38,8 @@ class StagedView {
   void Delete(const std::string& key) { writes_[key] = std::nullopt; }
 
   bool HasWrites() const { return !writes_.empty(); }
+  // Whether this view stages a write (a put or a delete) of `key`.
+  bool Stages(const std::string& key) const { return writes_.contains(key); }
   // Every staged write, in key order.
   void AppendTo(store::WriteBatch* batch) const;
 

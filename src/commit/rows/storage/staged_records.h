@@ -29,9 +29,10 @@ struct OpenContainer {
 
 class StagedRecords {
  public:
-  // `first_write_ordinal`: the ordinal of this transaction's first row write.
-  StagedRecords(StagedView& view, uint64_t first_write_ordinal)
-      : view_(view), next_ordinal_(first_write_ordinal) {}
+  // `first_write_ordinal`: the ordinal of this transaction's first row write;
+  // `base_snapshot_id`: the snapshot the view's head names (-1: no head).
+  StagedRecords(StagedView& view, uint64_t first_write_ordinal, int64_t base_snapshot_id)
+      : view_(view), next_ordinal_(first_write_ordinal), base_snapshot_id_(base_snapshot_id) {}
 
   StagedView& view() { return view_; }
 
@@ -51,7 +52,12 @@ class StagedRecords {
   OpenContainer& Open(const catalog::RowMapping& mapping, const std::string& key);
   // The inlined row batch at `key` (commit/rows/inlined_row_batch.h), opened
   // (decoded from the view, empty if absent) on first use; `user_columns` is
-  // its table's. Whoever changes it marks it with MarkBatchChanged.
+  // its table's. Whoever changes it marks it with MarkBatchChanged. A batch
+  // that begins at a snapshot this transaction inserted, after the base
+  // snapshot, is not read from the store (on etcd, a round trip for an
+  // absent key): DuckLake's rows begin at the snapshot their commit inserts,
+  // and that commit lands them, so the store holds no batch of a snapshot
+  // it does not hold yet.
   inlined::InlinedRowBatch& OpenBatch(const std::string& key, size_t user_columns);
   void MarkBatchChanged(const std::string& key) { batches_.at(key).dirty = true; }
   // Forgets the open batches in `range` unframed: their table is dropped.
@@ -81,6 +87,7 @@ class StagedRecords {
   };
   std::map<std::string, OpenBatchEntry> batches_;
   uint64_t next_ordinal_;
+  const int64_t base_snapshot_id_;
   std::optional<int64_t> max_inserted_snapshot_;
 };
 
