@@ -434,34 +434,6 @@ TEST_F(RowTransactionTest, OneSnapshotsInlinedRowsShareOneBatch) {
   EXPECT_EQ(Rows(*Begin(), spec.name), (std::vector<Row>{{int64_t{5}, int64_t{3}, kNull, kNull}}));
 }
 
-// DuckLake's inlined rows begin at the snapshot their commit inserts, so a
-// transaction does not read the batch of the snapshot it inserts: the store
-// holds none (on etcd, a round trip for an absent key saved per commit). A
-// batch written ahead of its snapshot, which DuckLake never writes, shows
-// the read is skipped: it is replaced, not merged; a transaction that does
-// not insert that snapshot still reads it.
-TEST_F(RowTransactionTest, ATransactionDoesNotReadTheBatchOfTheSnapshotItInserts) {
-  const TableSpec spec = InlinedNamesSpec();
-  auto ahead = Begin();
-  ahead->CreateTable(spec);
-  ahead->Insert(spec.name, {int64_t{7}, int64_t{1}, kNull, OpaqueValue{"ahead"}});
-  ahead->Commit();  // no ducklake_snapshot row: the head stays at snapshot 0
-
-  auto reads = Begin();
-  EXPECT_THROW(reads->Insert(spec.name, {int64_t{7}, int64_t{1}, kNull, kNull}),
-               store::ConstraintError);
-
-  auto inserts = Begin();
-  inserts->Insert("ducklake_snapshot",
-                  {int64_t{1}, int64_t{1700000000000001}, int64_t{1}, int64_t{2}, int64_t{0}});
-  inserts->Insert(spec.name, {int64_t{7}, int64_t{1}, kNull, OpaqueValue{"new"}});
-  inserts->Insert(spec.name, {int64_t{8}, int64_t{1}, kNull, OpaqueValue{"new"}});
-  inserts->Commit();
-  EXPECT_EQ(Rows(*Begin(), spec.name),
-            (std::vector<Row>{{int64_t{7}, int64_t{1}, kNull, OpaqueValue{"new"}},
-                              {int64_t{8}, int64_t{1}, kNull, OpaqueValue{"new"}}}));
-}
-
 TEST_F(RowTransactionTest, AnInlinedRowIdCanHaveOneVersionPerBeginSnapshot) {
   auto txn = Begin();
   const TableSpec spec = InlinedNamesSpec();

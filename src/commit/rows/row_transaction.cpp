@@ -82,8 +82,7 @@ class StoreRowTransaction final : public RowTransaction {
         view_(for_commit ? store.store()->GetSnapshotForCommit() : store.store()->GetSnapshot()),
         head_value_(view_.Get(HeadKey())),
         head_(DecodeHead(head_value_)),
-        staged_(view_, (head_.batch_count() + 1) << 32,
-                head_value_ ? static_cast<int64_t>(head_.snapshot_id()) : -1) {}
+        staged_(view_, (head_.batch_count() + 1) << 32) {}
 
   std::string SchemaName() override {
     // Asked at every DuckDB schema lookup; it changes only through CreateSchema.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "commit/rows/inlined_tables.h"
 #include "store/value_frame.h"
 
 namespace moraine::commit {
@@ -32,10 +31,7 @@ OpenContainer& StagedRecords::Open(const catalog::RowMapping& mapping, const std
 inlined::InlinedRowBatch& StagedRecords::OpenBatch(const std::string& key, size_t user_columns) {
   auto found = batches_.find(key);
   if (found == batches_.end()) {
-    const int64_t begin = inlined::BatchBeginSnapshot(key);
-    const bool new_snapshots_batch =
-        begin > base_snapshot_id_ && max_inserted_snapshot_ && begin <= *max_inserted_snapshot_;
-    const auto value = new_snapshots_batch && !view_.Stages(key) ? std::nullopt : view_.Get(key);
+    const auto value = view_.Get(key);
     found =
         batches_
             .emplace(key,

@@ -29,10 +29,9 @@ struct OpenContainer {
 
 class StagedRecords {
  public:
-  // `first_write_ordinal`: the ordinal of this transaction's first row write;
-  // `base_snapshot_id`: the snapshot the view's head names (-1: no head).
-  StagedRecords(StagedView& view, uint64_t first_write_ordinal, int64_t base_snapshot_id)
-      : view_(view), next_ordinal_(first_write_ordinal), base_snapshot_id_(base_snapshot_id) {}
+  // `first_write_ordinal`: the ordinal of this transaction's first row write.
+  StagedRecords(StagedView& view, uint64_t first_write_ordinal)
+      : view_(view), next_ordinal_(first_write_ordinal) {}
 
   StagedView& view() { return view_; }
 
@@ -52,12 +51,7 @@ class StagedRecords {
   OpenContainer& Open(const catalog::RowMapping& mapping, const std::string& key);
   // The inlined row batch at `key` (commit/rows/inlined_row_batch.h), opened
   // (decoded from the view, empty if absent) on first use; `user_columns` is
-  // its table's. Whoever changes it marks it with MarkBatchChanged. A batch
-  // that begins at a snapshot this transaction inserted, after the base
-  // snapshot, is not read from the store (on etcd, a round trip for an
-  // absent key): DuckLake's rows begin at the snapshot their commit inserts,
-  // and that commit lands them, so the store holds no batch of a snapshot
-  // it does not hold yet.
+  // its table's. Whoever changes it marks it with MarkBatchChanged.
   inlined::InlinedRowBatch& OpenBatch(const std::string& key, size_t user_columns);
   void MarkBatchChanged(const std::string& key) { batches_.at(key).dirty = true; }
   // Forgets the open batches in `range` unframed: their table is dropped.
@@ -87,7 +81,6 @@ class StagedRecords {
   };
   std::map<std::string, OpenBatchEntry> batches_;
   uint64_t next_ordinal_;
-  const int64_t base_snapshot_id_;
   std::optional<int64_t> max_inserted_snapshot_;
 };
 
