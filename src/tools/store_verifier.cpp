@@ -398,12 +398,39 @@ class Verifier {
     return it->first;
   }
 
+  // The counters the head carries for its snapshot (a commit reads them
+  // instead of the record) must be the record's.
+  void CheckHeadCounters(int64_t head) {
+    const auto found = snapshots_.find(head);
+    if (!head_->has_newest_counters() || found == snapshots_.end()) return;
+    const auto& carried = head_->newest_counters();
+    const auto& record = found->second;
+    if (carried.schema_version() == record.schema_version() &&
+        carried.next_catalog_id() == record.next_catalog_id() &&
+        carried.next_file_id() == record.next_file_id()) {
+      return;
+    }
+    const auto counters = [](int64_t schema_version, int64_t next_catalog_id,
+                             int64_t next_file_id) {
+      return "(schema version " + std::to_string(schema_version) + ", next catalog id " +
+             std::to_string(next_catalog_id) + ", next file id " + std::to_string(next_file_id) +
+             ")";
+    };
+    Report(
+        "head-counters", "system/head",
+        "the head carries counters of snapshot " + std::to_string(head) + " " +
+            counters(carried.schema_version(), carried.next_catalog_id(), carried.next_file_id()) +
+            " that its record does not hold " +
+            counters(record.schema_version(), record.next_catalog_id(), record.next_file_id()));
+  }
+
   void CheckSnapshots() {
     const auto head = static_cast<int64_t>(head_->snapshot_id());
     if (!SnapshotExists(head)) {
       Report("snapshot-missing", Key::Current(Kind::kSnapshot, {head_->snapshot_id()}).ToString(),
              "the head names snapshot " + std::to_string(head) + ", which the store does not hold");
     }
+    CheckHeadCounters(head);
     if (!snapshots_.empty() && snapshots_.rbegin()->first > head) {
       Report("snapshot-beyond-head",
              Key::Current(Kind::kSnapshot, {uint64_t(snapshots_.rbegin()->first)}).ToString(),

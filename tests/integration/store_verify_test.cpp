@@ -170,6 +170,19 @@ TEST_F(StoreVerify, AMissingHeadSnapshotIsReported) {
       << Lines(report);
 }
 
+TEST_F(StoreVerify, HeadCountersTheSnapshotRecordDoesNotHoldAreReported) {
+  EXPECT_FALSE(Has(Verify(), "head-counters", "system/head"));
+  Damage([&](store::KvStore& kv, store::WriteBatch& batch) {
+    const std::string key = Key::Current(Kind::kHead, {}).Encode();
+    catalog::HeadRecord head;
+    store::UnframeValue(Kind::kHead, *kv.GetSnapshot()->Get(key), &head);
+    head.mutable_newest_counters()->set_next_file_id(head.newest_counters().next_file_id() + 1000);
+    batch.Put(key, store::FrameValue(Kind::kHead, head));
+  });
+  const tools::VerifyReport report = Verify();
+  EXPECT_TRUE(Has(report, "head-counters", "system/head")) << Lines(report);
+}
+
 TEST_F(StoreVerify, AColumnOfATableThatDoesNotExistIsReported) {
   const Key key = Key::Current(Kind::kColumn, {T() + 100, 1});
   Damage([&](store::KvStore& kv, store::WriteBatch& batch) {
