@@ -375,18 +375,23 @@ class StoreRowTransaction final : public RowTransaction {
     return store_.store()->LandIfHeadUnchanged(HeadKey(), head_value_, batch);
   }
 
-  // `snapshot_id`'s counters as the head carries them, when it is the head's
-  // snapshot, the head carries them, and this transaction has not staged a
-  // change to its record; nullopt otherwise (then the record is read).
-  std::optional<SnapshotCounters> BaseSnapshotFromHead(int64_t snapshot_id) const {
+  // The counters the base head carries, if it carries them for `snapshot_id`.
+  const store::v1::HeadCounters* HeadCarries(int64_t snapshot_id) const {
     if (!head_value_ || !head_.has_newest_counters() ||
-        snapshot_id != static_cast<int64_t>(head_.snapshot_id()) ||
-        view_.Stages(SnapshotRecordKey(snapshot_id))) {
-      return std::nullopt;
+        snapshot_id != static_cast<int64_t>(head_.snapshot_id())) {
+      return nullptr;
     }
-    const auto& counters = head_.newest_counters();
-    return SnapshotCounters{snapshot_id, counters.schema_version(), counters.next_catalog_id(),
-                            counters.next_file_id()};
+    return &head_.newest_counters();
+  }
+
+  // `snapshot_id`'s counters as the head carries them, unless this
+  // transaction has staged a change to its record; nullopt otherwise (then
+  // the record is read).
+  std::optional<SnapshotCounters> BaseSnapshotFromHead(int64_t snapshot_id) const {
+    const auto* counters = HeadCarries(snapshot_id);
+    if (!counters || view_.Stages(SnapshotRecordKey(snapshot_id))) return std::nullopt;
+    return SnapshotCounters{snapshot_id, counters->schema_version(), counters->next_catalog_id(),
+                            counters->next_file_id()};
   }
 
   // The counters the head this transaction lands carries for `snapshot_id`:
@@ -408,10 +413,7 @@ class StoreRowTransaction final : public RowTransaction {
       counters.set_next_file_id(record.next_file_id());
       return counters;
     }
-    if (head_value_ && head_.has_newest_counters() &&
-        snapshot_id == static_cast<int64_t>(head_.snapshot_id())) {
-      return head_.newest_counters();
-    }
+    if (const auto* carried = HeadCarries(snapshot_id)) return *carried;
     return std::nullopt;
   }
 

@@ -131,9 +131,8 @@ class EtcdCommitQueue {
   Turn AwaitTurn();
   // Blocks until this handle has held the first entry, with others queued
   // behind it and none of its commits in flight, for kIdleTurn (or
-  // kIdleTurnAfterALoss); then leaves
-  // and returns the entry, for the store to delete. Nullopt once Stop() is
-  // called.
+  // kIdleTurnAfterALoss); then leaves and returns the entry, for the store
+  // to delete. Nullopt once Stop() is called.
   std::optional<Entry> AwaitIdleTurn();
   // Wakes AwaitIdleTurn for good (the handle closes).
   void Stop();

@@ -94,9 +94,28 @@ int64_t HeadRevision(const TxnResponse& response) {
   return range.kvs_size() == 0 ? 0 : range.kvs(0).mod_revision();
 }
 
+// Puts a queue entry and reads it back in the same branch: the read tells
+// its create revision, its place (a put to an entry that survived keeps it).
+void AddEntryPut(google::protobuf::RepeatedPtrField<etcdserverpb::RequestOp>* ops,
+                 const std::string& key, const std::string& value) {
+  AddPut(ops, key, value);
+  auto* read = ops->Add()->mutable_request_range();
+  read->set_key(key);
+  read->set_keys_only(true);
+}
+
+// The create revision AddEntryPut's read-back found, from the response of a
+// Txn whose applied branch ends with that read-back.
+std::optional<int64_t> EntryPutAt(const TxnResponse& response) {
+  if (response.responses_size() == 0) return std::nullopt;
+  const auto& read = response.responses(response.responses_size() - 1).response_range();
+  if (read.kvs_size() != 1) return std::nullopt;
+  return read.kvs(0).create_revision();
+}
+
 // Adds a landing commit's handover (EtcdCommitQueue::PlanHandover) to its
-// Txn: the deletion of the entry it ends, and the put and read-back of the
-// entry it stays at, which is dropped when the Txn has no room for it.
+// Txn: the deletion of the entry it ends, and the put of the entry it stays
+// at, which is dropped when the Txn has no room for it.
 void AddHandover(TxnRequest& request, EtcdCommitQueue::Handover& handover,
                  const std::string& entry_value, const std::optional<uint64_t>& max_txn_ops) {
   if (handover.ends) {
@@ -107,19 +126,7 @@ void AddHandover(TxnRequest& request, EtcdCommitQueue::Handover& handover,
     handover.stays_at.reset();
     return;
   }
-  AddPut(request.mutable_success(), *handover.stays_at, entry_value);
-  auto* read = request.add_success()->mutable_request_range();
-  read->set_key(*handover.stays_at);
-  read->set_keys_only(true);
-}
-
-// The create revision of the entry a landing commit stayed at, from the
-// read-back AddHandover put last in the success branch.
-std::optional<int64_t> StayedAt(const TxnResponse& response) {
-  if (response.responses_size() == 0) return std::nullopt;
-  const auto& read = response.responses(response.responses_size() - 1).response_range();
-  if (read.kvs_size() != 1) return std::nullopt;
-  return read.kvs(0).create_revision();
+  AddEntryPut(request.mutable_success(), *handover.stays_at, entry_value);
 }
 
 }  // namespace
@@ -262,18 +269,12 @@ bool EtcdStore::TakeTurn() {
 }
 
 void EtcdStore::JoinQueue() {
-  // The put and a read of the entry in one Txn: a put to an entry that
-  // survived keeps its create revision, its place.
-  const std::string key = queue_->JoinKey();
   TxnRequest request;
-  AddPut(request.mutable_success(), key, queue_->own_value());
-  request.add_success()->mutable_request_range()->set_key(key);
+  AddEntryPut(request.mutable_success(), queue_->JoinKey(), queue_->own_value());
   TxnResponse response;
   // Best effort: a handle that cannot join commits without its turn.
   if (ClassifyEtcdStatus(client_->TxnOnce(request, &response)) != EtcdStatusKind::kOk) return;
-  if (response.responses_size() < 2) return;
-  const auto& read = response.responses(1).response_range();
-  if (read.kvs_size() == 1) queue_->Joined(read.kvs(0).create_revision());
+  if (const auto revision = EntryPutAt(response)) queue_->Joined(*revision);
 }
 
 void EtcdStore::LeaveIdleTurns() {
@@ -358,7 +359,7 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch, QueueStep
         if (response.succeeded()) {
           lane->token = token;
           if (queue_step && queue_step->handover.stays_at) {
-            queue_step->stayed_at = StayedAt(response);
+            queue_step->stayed_at = EntryPutAt(response);
           }
           return true;
         }
