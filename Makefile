@@ -14,6 +14,8 @@
 #                   MORAINE_BENCH_HISTORY=100000 for its history, each longer; not in make bench)
 #   make bench-writers  only the writer-process benchmark: moraine on etcd against
 #                   DuckLake on PostgreSQL (a few minutes)
+#   make bench-writers-hosts  the same with 3 writers on 3 virtual hosts (network
+#                   namespaces; root), beside the same on one loopback (a few minutes)
 #   make bench-backup  only the backup benchmark: moraine_backup of 100,000 snapshots and
 #                   10,000 files, full and incremental (about 20 minutes, mostly building)
 #   make bench-rollback  only the rollback benchmark: moraine_rollback at 10,000 tables
@@ -48,7 +50,7 @@ SCHEMA_RENAMES ?= 3000
 
 STOCK_DUCKDB ?= $(CURDIR)/.cache/deps/venv/bin/duckdb
 
-.PHONY: setup configure build extension run test test-sanitize test-tsan bench bench-stock bench-connections bench-schema bench-scale bench-writers bench-backup bench-rollback fuzz format clean
+.PHONY: setup configure build extension run test test-sanitize test-tsan bench bench-stock bench-connections bench-schema bench-scale bench-writers bench-writers-hosts bench-backup bench-rollback fuzz format clean
 
 setup:
 	@scripts/setup.sh
@@ -124,6 +126,10 @@ bench-scale: extension
 bench-writers: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target moraine_writers_bench
 	@$(BUILD_DIR)/bench/moraine_writers_bench
+
+bench-writers-hosts: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target moraine_writers_bench
+	@$(BUILD_DIR)/bench/moraine_writers_bench --hosts 3 --writers 3
 
 # Leaks are findings too; a finding aborts the process that met it, so the
 # test fails with the report in its output.

@@ -2,6 +2,8 @@
 // pg_ctl start on a free loopback port (trust auth, user "bench"), and
 // pg_ctl stop -m immediate plus the directory removed when the object goes.
 // PostgreSQL refuses to run as root, so as root the server runs as "nobody".
+// With an extra address it listens there too, and trusts the clients of an
+// extra subnet (the links of virtual hosts, virtual_hosts.h).
 //
 // Not thread-safe; start and stop from one thread.
 #pragma once
@@ -23,7 +25,8 @@ namespace moraine::bench {
 class PostgresServer {
  public:
   // Throws std::runtime_error (with the log's path) if it does not come up.
-  PostgresServer() {
+  explicit PostgresServer(const std::string& extra_address = "",
+                          const std::string& extra_clients = "") {
     bin_ = FindBinDir();
     dir_ = util::CreateTempDir("moraine-bench-pg-").string();
     port_ = FreePort();
@@ -31,8 +34,13 @@ class PostgresServer {
     if (::geteuid() == 0) Shell("chown nobody " + dir_);
     Shell(as_ + bin_ + "/initdb -D " + dir_ + "/data -U bench --auth=trust -E UTF8 > " + dir_ +
           "/initdb.log 2>&1");
+    std::string listen = "127.0.0.1";
+    if (!extra_address.empty()) listen += "," + extra_address;
+    if (!extra_clients.empty()) {
+      Shell("echo 'host all all " + extra_clients + " trust' >> " + dir_ + "/data/pg_hba.conf");
+    }
     Shell(as_ + bin_ + "/pg_ctl -D " + dir_ + "/data -l " + dir_ + "/server.log -w -o \"-p " +
-          std::to_string(port_) + " -k " + dir_ + " -c listen_addresses=127.0.0.1" +
+          std::to_string(port_) + " -k " + dir_ + " -c listen_addresses=" + listen +
           " -c max_connections=200\" start > " + dir_ + "/pg_ctl.log 2>&1");
     started_ = true;
   }
@@ -47,10 +55,11 @@ class PostgresServer {
   PostgresServer(const PostgresServer&) = delete;
   PostgresServer& operator=(const PostgresServer&) = delete;
 
-  // Creates a database and returns its libpq connection string.
-  std::string CreateDatabase(const std::string& name) {
+  // Creates a database and returns its libpq connection string, reaching
+  // the server at `address` (loopback, or the extra address).
+  std::string CreateDatabase(const std::string& name, const std::string& address = "127.0.0.1") {
     Shell(bin_ + "/createdb -h 127.0.0.1 -p " + std::to_string(port_) + " -U bench " + name);
-    return "dbname=" + name + " host=127.0.0.1 port=" + std::to_string(port_) + " user=bench";
+    return "dbname=" + name + " host=" + address + " port=" + std::to_string(port_) + " user=bench";
   }
 
  private:

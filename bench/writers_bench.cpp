@@ -15,6 +15,12 @@
 //                  etcd's auth)
 //   postgres       ducklake:postgres:... on a local PostgreSQL server started
 //                  here (initdb, pg_ctl) with DuckDB's postgres extension
+// With --hosts N (root; tests/support/virtual_hosts.h) the secured cluster
+// gives way to the same two catalogs across N virtual hosts of this machine,
+// each its own network namespace linked to the others by veth: moraine/etcd/Nh
+// has etcd member i on host i % N, postgres/Nh the server on the hosts' router,
+// and writer w runs on host w % N, so no writer shares a loopback with the
+// catalog it commits to (or, for etcd, with all of its members).
 // Printed per catalog and writer count: commits/s over one common window
 // (every writer waits for its start, after all have attached), commits acknowledged and failed
 // (after DuckLake's retries), and commit latency p50/p99 (retries included).
@@ -23,6 +29,7 @@
 //                                          MORAINE_BENCH_QUICK=1: 3)
 //                         [--writers N,N...] (default 1,2,4,8,16)
 //                         [--tables each|shared|altered] (default all three)
+//                         [--hosts N]  (see above)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -40,6 +47,7 @@
 #include "duckdb.hpp"
 #include "ducklake_adapter/host.h"
 #include "support/etcd_cluster.h"
+#include "support/virtual_hosts.h"
 #include "support/writer_processes.h"
 #include "util/temp_dir.h"
 
@@ -64,6 +72,7 @@ struct Figures {
 struct Catalog {
   std::string label;
   std::function<std::vector<std::string>(const std::string& data_path)> new_lake;
+  const test::VirtualHosts* hosts = nullptr;  // the writers' hosts; null: this one
 };
 
 double Quantile(std::vector<double> values, double q) {
@@ -134,6 +143,7 @@ Figures Run(const Catalog& catalog, Tables tables, int writers, double seconds) 
   for (int w = 0; w < writers; ++w) {
     test::WriterSpec spec{w, TableOf(tables, w), 100000000, 0, setup};
     if (tables == Tables::kOneSharedAltered) spec.alter_every = 10;
+    if (catalog.hosts) spec.host_prefix = catalog.hosts->Prefix(w % catalog.hosts->size());
     spec.start_at = start_at;
     spec.stop_at = stop_at;
     processes.Start(spec);
@@ -173,10 +183,12 @@ int main(int argc, char** argv) {
   using namespace moraine;
   double seconds = std::getenv("MORAINE_BENCH_QUICK") ? 3 : 8;
   std::vector<int> writer_counts = {1, 2, 4, 8, 16};
+  int host_count = 0;
   std::vector<bench::Tables> shapes = {bench::Tables::kOneEach, bench::Tables::kOneShared,
                                        bench::Tables::kOneSharedAltered};
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--seconds") == 0) seconds = std::atof(argv[i + 1]);
+    if (std::strcmp(argv[i], "--hosts") == 0) host_count = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--tables") == 0) {
       const std::string shape = argv[i + 1];
       if (shape == "each") shapes = {bench::Tables::kOneEach};
@@ -198,40 +210,56 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   try {
     if (auto why = test::EtcdUnavailableReason()) throw std::runtime_error(*why);
+    std::unique_ptr<test::VirtualHosts> hosts;
+    if (host_count > 0) {
+      if (auto why = test::VirtualHosts::UnavailableReason()) throw std::runtime_error(*why);
+      hosts = std::make_unique<test::VirtualHosts>(host_count);
+    }
     // Limits as the README asks of a cluster serving moraine.
-    test::EtcdCluster cluster(test::EtcdCluster::Options{
-        .flags = {"--max-txn-ops=4096", "--max-request-bytes=33554432"}});
+    const std::vector<std::string> limits = {"--max-txn-ops=4096", "--max-request-bytes=33554432"};
+    test::EtcdCluster cluster(test::EtcdCluster::Options{.flags = limits});
     // The same secured: TLS on client and peer ports, --client-cert-auth,
     // etcd's auth on; the writers are its lake_writer, by password (the
-    // MORAINE_ETCD_* environment, which the writer processes inherit).
-    test::EtcdCluster secured(
-        test::EtcdCluster::Options{.flags = {"--max-txn-ops=4096", "--max-request-bytes=33554432"},
-                                   .secured_prefix = "bench"});
-    bench::PostgresServer postgres;
+    // MORAINE_ETCD_* environment, which the writer processes inherit). Or,
+    // with --hosts, the same cluster on the virtual hosts.
+    test::EtcdCluster other(
+        hosts ? test::EtcdCluster::Options{.flags = limits, .hosts = hosts.get()}
+              : test::EtcdCluster::Options{.flags = limits, .secured_prefix = "bench"});
+    bench::PostgresServer postgres(hosts ? hosts->RouterAddress() : "",
+                                   hosts ? hosts->Subnet() : "");
     int lakes = 0;
-    const std::vector<bench::Catalog> catalogs = {
-        {"moraine/etcd",
-         [&](const std::string& files) {
-           test::EtcdCluster::ActAsNobody();
-           return std::vector<std::string>{
-               "ATTACH 'ducklake:moraine:" + cluster.Location("bench" + std::to_string(++lakes)) +
-               "' AS lake (DATA_PATH '" + files + "')"};
-         }},
-        {"moraine/etcds",
-         [&](const std::string& files) {
-           secured.ActAs(test::EtcdCluster::kWriter, /*by_password=*/true);
-           return std::vector<std::string>{
-               "ATTACH 'ducklake:moraine:" + secured.Location("bench" + std::to_string(++lakes)) +
-               "' AS lake (DATA_PATH '" + files + "')"};
-         }},
-        {"postgres",
-         [&](const std::string& files) {
-           const std::string dsn = postgres.CreateDatabase("lake" + std::to_string(++lakes));
-           return std::vector<std::string>{
-               "LOAD '" MORAINE_POSTGRES_EXTENSION "'",
-               "ATTACH 'ducklake:postgres:" + dsn + "' AS lake (DATA_PATH '" + files + "')"};
-         }},
+    const auto etcd_lake = [&](const test::EtcdCluster& etcd) {
+      return [&lakes, etcd = &etcd](const std::string& files) {
+        if (etcd->secured()) {
+          etcd->ActAs(test::EtcdCluster::kWriter, /*by_password=*/true);
+        } else {
+          test::EtcdCluster::ActAsNobody();
+        }
+        return std::vector<std::string>{
+            "ATTACH 'ducklake:moraine:" + etcd->Location("bench" + std::to_string(++lakes)) +
+            "' AS lake (DATA_PATH '" + files + "')"};
+      };
     };
+    const auto postgres_lake = [&](std::string address) {
+      return [&lakes, &postgres, address](const std::string& files) {
+        const std::string dsn = postgres.CreateDatabase("lake" + std::to_string(++lakes), address);
+        return std::vector<std::string>{
+            "LOAD '" MORAINE_POSTGRES_EXTENSION "'",
+            "ATTACH 'ducklake:postgres:" + dsn + "' AS lake (DATA_PATH '" + files + "')"};
+      };
+    };
+    std::vector<bench::Catalog> catalogs = {{"moraine/etcd", etcd_lake(cluster)}};
+    if (hosts) {
+      const std::string on = "/" + std::to_string(host_count) + "h";
+      catalogs.push_back({"postgres", postgres_lake("127.0.0.1")});
+      catalogs.push_back({"moraine/etcd" + on, etcd_lake(other), hosts.get()});
+      catalogs.push_back({"postgres" + on, postgres_lake(hosts->RouterAddress()), hosts.get()});
+      std::printf("on %d virtual hosts (network namespaces linked by veth to a bridge)\n",
+                  host_count);
+    } else {
+      catalogs.push_back({"moraine/etcds", etcd_lake(other)});
+      catalogs.push_back({"postgres", postgres_lake("127.0.0.1")});
+    }
     for (const auto tables : shapes) {
       std::printf("\n%s\n%-8s %-14s %10s %8s %7s %9s %9s\n", bench::Describe(tables), "writers",
                   "catalog", "commits/s", "acked", "failed", "p50 ms", "p99 ms");
@@ -245,7 +273,7 @@ int main(int argc, char** argv) {
             std::printf("         failed: %zu DuckLake conflicts, %zu other; first: %s\n",
                         f.conflicts, f.failed - f.conflicts, f.first_error.c_str());
           }
-          if (catalog.label != "postgres") {
+          if (catalog.label.rfind("postgres", 0) != 0) {
             std::printf("         commit loops %lld, DuckLake re-checks %lld, rebased %lld\n",
                         f.counters["in_catalog_commits"], f.counters["native_conflict_checks"],
                         f.counters["rebased_commits"]);
@@ -256,9 +284,16 @@ int main(int argc, char** argv) {
       }
       for (auto& [writers, rate] : rates) {
         if (rate["postgres"] <= 0) continue;
-        std::printf("%d writers: moraine/etcd / postgres = %.2f, moraine/etcds / postgres = %.2f\n",
-                    writers, rate["moraine/etcd"] / rate["postgres"],
-                    rate["moraine/etcds"] / rate["postgres"]);
+        std::printf("%d writers: moraine/etcd / postgres = %.2f", writers,
+                    rate["moraine/etcd"] / rate["postgres"]);
+        if (hosts) {
+          const std::string on = "/" + std::to_string(host_count) + "h";
+          std::printf(", on %d hosts %.2f\n", host_count,
+                      rate["moraine/etcd" + on] / std::max(rate["postgres" + on], 1e-9));
+        } else {
+          std::printf(", moraine/etcds / postgres = %.2f\n",
+                      rate["moraine/etcds"] / rate["postgres"]);
+        }
       }
     }
   } catch (const std::exception& error) {

@@ -4,7 +4,8 @@
 // every acknowledged commit is in the lake exactly once, no failed one is,
 // snapshot ids are dense, and the lake equals a serial replay of the
 // acknowledged commits on RocksDB. Also: the leader killed -9 mid-load, and
-// a reader in another process seeing each new commit on its next transaction.
+// a reader in another process seeing each new commit on its next transaction,
+// and writers and members on virtual hosts of their own (virtual_hosts.h).
 //
 // MORAINE_ETCD_WRITERS_COMMITS=N changes the commits per writer (default 200).
 #include <gtest/gtest.h>
@@ -21,7 +22,9 @@
 #include "distributed/etcd_store_fixture.h"
 #include "support/attached_lake_state.h"
 #include "support/ducklake_session.h"
+#include "support/run_process.h"
 #include "support/temp_dir.h"
+#include "support/virtual_hosts.h"
 #include "support/writer_processes.h"
 
 namespace moraine::test {
@@ -37,8 +40,8 @@ long CommitsPerWriter() {
 class EtcdDuckLakeWritersTest : public EtcdStoreFixture {
  public:
   std::string Attach() const {
-    return "ATTACH 'ducklake:moraine:" + Location() + "' AS lake (DATA_PATH '" +
-           files_.path("files") + "/')";
+    return "ATTACH 'ducklake:moraine:" + (lake_.empty() ? Location() : lake_) +
+           "' AS lake (DATA_PATH '" + files_.path("files") + "/')";
   }
 
   // Creates `tables` (w INTEGER, k INTEGER) in one session; the number of
@@ -126,7 +129,8 @@ class EtcdDuckLakeWritersTest : public EtcdStoreFixture {
         what, acknowledged, failed, seconds, acknowledged / seconds, at(0.5), at(0.99));
   }
 
-  TempDir files_;  // the lake's data files
+  TempDir files_;     // the lake's data files
+  std::string lake_;  // the lake's location when not the fixture's cluster's
 };
 
 std::string Failures(const std::vector<WriterResult>& results) {
@@ -205,6 +209,45 @@ TEST_F(EtcdDuckLakeWritersTest, LeaderKilledMidLoadLosesNothing) {
     }
   }
   ExpectLakeHoldsExactlyTheAcknowledged(tables, setup, results);
+}
+
+// Three writer processes, each on a virtual host of its own that also runs
+// one of the cluster's members: every commit crosses veth links to a leader
+// on another host, none shares a loopback with the cluster; nothing is lost
+// or doubled.
+TEST_F(EtcdDuckLakeWritersTest, ThreeProcessesOnThreeHostsLoseNothing) {
+  if (auto reason = VirtualHosts::UnavailableReason()) GTEST_SKIP() << *reason;
+  VirtualHosts hosts(3);
+  EtcdCluster on_hosts(EtcdCluster::Options{.hosts = &hosts});
+  EXPECT_EQ(on_hosts.Endpoint(1).rfind(hosts.Address(1) + ":", 0), 0u) << on_hosts.Endpoint(1);
+  lake_ = on_hosts.Location(prefix_);
+  const std::vector<std::string> tables = {"lake.t0", "lake.t1", "lake.t2"};
+  const int64_t setup = CreateTables(tables);
+  WriterProcesses writers(MORAINE_DUCKLAKE_WRITER);
+  const auto start = Clock::now();
+  for (int w = 0; w < 3; ++w) {
+    WriterSpec spec = Writer(w, tables[w], CommitsPerWriter() / 2);
+    spec.host_prefix = hosts.Prefix(w);
+    writers.Start(spec);
+  }
+  const auto results = writers.Collect();
+  PrintFigures("3 processes on 3 hosts", results,
+               std::chrono::duration<double>(Clock::now() - start).count());
+  EXPECT_EQ(Failures(results), "");
+  ExpectLakeHoldsExactlyTheAcknowledged(tables, setup, results);
+}
+
+// A process on a virtual host reaches only what its links do: the cluster
+// on this process's loopback is out of its reach (so the test above crosses
+// the links and is no loopback test in disguise).
+TEST_F(EtcdDuckLakeWritersTest, AVirtualHostCannotReachThisLoopback) {
+  if (auto reason = VirtualHosts::UnavailableReason()) GTEST_SKIP() << *reason;
+  VirtualHosts hosts(1);
+  const std::string endpoint = cluster().Endpoint(0);
+  const std::string port = endpoint.substr(endpoint.rfind(':') + 1);
+  const std::string connect = "bash -c 'exec 3<>/dev/tcp/127.0.0.1/" + port + "' 2>/dev/null";
+  EXPECT_EQ(RunCommand(connect).exit_code, 0) << "the cluster is not on this loopback";
+  EXPECT_NE(RunCommand(hosts.Prefix(0) + connect).exit_code, 0) << "the host reached " << endpoint;
 }
 
 // A session in this process, attached before any writer ran, sees each

@@ -15,6 +15,10 @@
 // -9 one (the leader, a follower) and restart it on its data. Each member dies
 // with the thread that started it (PR_SET_PDEATHSIG), so a crashed test leaves
 // no etcd behind: start and restart members from the test's main thread.
+//
+// With Options::hosts, member i runs on virtual host i % hosts->size()
+// (virtual_hosts.h) and listens on that host's address: its peers and clients
+// reach it over the hosts' links, not one loopback.
 #pragma once
 
 #include <arpa/inet.h>
@@ -41,6 +45,7 @@
 #include "support/etcd_test_pki.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
+#include "support/virtual_hosts.h"
 
 namespace moraine::test {
 
@@ -57,6 +62,9 @@ class EtcdCluster {
     // TLS, client certificates and auth (see above); the key prefix the
     // lake roles are granted on, e.g. "e2e-" for every lake named e2e-...
     std::optional<std::string> secured_prefix = std::nullopt;
+    // Members on these hosts instead of this loopback (not with secured: the
+    // test CA's member certificate names 127.0.0.1); outlives the cluster.
+    const VirtualHosts* hosts = nullptr;
   };
 
   // The identities of a secured cluster's users.
@@ -69,6 +77,9 @@ class EtcdCluster {
 
   EtcdCluster() : EtcdCluster(Options{}) {}
   explicit EtcdCluster(Options options) : options_(std::move(options)) {
+    if (options_.hosts && secured()) {
+      throw std::invalid_argument("EtcdCluster: a secured cluster runs on loopback only");
+    }
     // A port picked free may be taken by someone else before etcd binds it;
     // a second try with fresh ports settles that race.
     for (int attempt = 0;; ++attempt) {
@@ -87,9 +98,9 @@ class EtcdCluster {
 
   int size() const { return static_cast<int>(members_.size()); }
   std::string Endpoint(int member) const {
-    return "127.0.0.1:" + std::to_string(members_[member].client_port);
+    return Address(member) + ":" + std::to_string(members_[member].client_port);
   }
-  // "127.0.0.1:p0,127.0.0.1:p1,..."
+  // "127.0.0.1:p0,127.0.0.1:p1,..." (on hosts, their addresses)
   std::string Endpoints() const {
     std::string out;
     for (int i = 0; i < size(); ++i) out += (i ? "," : "") + Endpoint(i);
@@ -260,6 +271,12 @@ class EtcdCluster {
     pid_t pid = -1;
   };
 
+  // The member's listening address: its host's, or loopback.
+  std::string Address(int member) const {
+    return options_.hosts ? options_.hosts->Address(Host(member)) : "127.0.0.1";
+  }
+  int Host(int member) const { return member % options_.hosts->size(); }
+
   std::string DataDir(int member) const { return dir_.path("m" + std::to_string(member)); }
   std::string LogPath(int member) const { return dir_.path("m" + std::to_string(member) + ".log"); }
 
@@ -318,12 +335,12 @@ class EtcdCluster {
     std::string cluster;
     for (int i = 0; i < size(); ++i) {
       cluster += (i ? "," : "") + std::string("m") + std::to_string(i) + "=" +
-                 (secured() ? "https" : "http") +
-                 "://127.0.0.1:" + std::to_string(members_[i].peer_port);
+                 (secured() ? "https" : "http") + "://" + Address(i) + ":" +
+                 std::to_string(members_[i].peer_port);
     }
     const std::string scheme = secured() ? "https" : "http";
-    const std::string client = scheme + "://127.0.0.1:" + std::to_string(m.client_port);
-    const std::string peer = scheme + "://127.0.0.1:" + std::to_string(m.peer_port);
+    const std::string client = scheme + "://" + Endpoint(member);
+    const std::string peer = scheme + "://" + Address(member) + ":" + std::to_string(m.peer_port);
     std::vector<std::string> args = {
         "etcd",
         "--name=m" + std::to_string(member),
@@ -358,6 +375,7 @@ class EtcdCluster {
       ::setpgid(0, 0);
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(127);
+      if (options_.hosts && !options_.hosts->Enter(Host(member))) ::_exit(126);
       const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
       const int null = ::open("/dev/null", O_RDONLY);
       if (out >= 0) {
@@ -408,12 +426,12 @@ class EtcdCluster {
     ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
     sockaddr_in address{};
     address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::inet_pton(AF_INET, Address(member).c_str(), &address.sin_addr);
     address.sin_port = htons(static_cast<uint16_t>(members_[member].client_port));
     std::string response;
     if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
       const std::string request =
-          method + " " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n" +
+          method + " " + path + " HTTP/1.0\r\nHost: " + Address(member) + "\r\n" +
           "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
           "\r\n\r\n" + body;
       if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==

@@ -31,6 +31,9 @@ struct WriterSpec {
   // Every alter_every-th commit is a schema change of the table instead
   // (0: none); see ducklake_writer_main.cpp.
   long alter_every = 0;
+  // Prepended to the writer's command line, e.g. VirtualHosts::Prefix to run
+  // it on another host; empty: this one.
+  std::string host_prefix = {};
 };
 
 struct WriterCommit {
@@ -88,9 +91,9 @@ class WriterProcesses {
 
   // Starts one writer process; it runs until its loop ends.
   void Start(const WriterSpec& spec) {
-    std::string command = ShellQuote(executable_) + " --writer " + std::to_string(spec.writer) +
-                          " --table " + ShellQuote(spec.table) + " --commits " +
-                          std::to_string(spec.commits);
+    std::string command = spec.host_prefix + ShellQuote(executable_) + " --writer " +
+                          std::to_string(spec.writer) + " --table " + ShellQuote(spec.table) +
+                          " --commits " + std::to_string(spec.commits);
     if (spec.seconds > 0) command += " --seconds " + std::to_string(spec.seconds);
     if (spec.alter_every > 0) command += " --alter-every " + std::to_string(spec.alter_every);
     const auto micros = [](std::chrono::steady_clock::time_point t) {
