@@ -30,6 +30,7 @@
 //                         [--writers N,N...] (default 1,2,4,8,16)
 //                         [--tables each|shared|altered] (default all three)
 //                         [--hosts N]  (see above)
+//                         [--catalogs L,L...] (default all, by label)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -184,6 +185,7 @@ int main(int argc, char** argv) {
   double seconds = std::getenv("MORAINE_BENCH_QUICK") ? 3 : 8;
   std::vector<int> writer_counts = {1, 2, 4, 8, 16};
   int host_count = 0;
+  std::string only_catalogs;  // ",label,label," or empty: all
   std::vector<bench::Tables> shapes = {bench::Tables::kOneEach, bench::Tables::kOneShared,
                                        bench::Tables::kOneSharedAltered};
   for (int i = 1; i + 1 < argc; ++i) {
@@ -195,6 +197,8 @@ int main(int argc, char** argv) {
       if (shape == "shared") shapes = {bench::Tables::kOneShared};
       if (shape == "altered") shapes = {bench::Tables::kOneSharedAltered};
     }
+    if (std::strcmp(argv[i], "--catalogs") == 0)
+      only_catalogs = std::string(",") + argv[i + 1] + ",";
     if (std::strcmp(argv[i], "--writers") == 0) {
       writer_counts.clear();
       std::istringstream list(argv[i + 1]);
@@ -266,6 +270,10 @@ int main(int argc, char** argv) {
       std::map<int, std::map<std::string, double>> rates;  // writers -> catalog -> commits/s
       for (int writers : writer_counts) {
         for (const auto& catalog : catalogs) {
+          if (!only_catalogs.empty() &&
+              only_catalogs.find("," + catalog.label + ",") == std::string::npos) {
+            continue;
+          }
           bench::Figures f = bench::Run(catalog, tables, writers, seconds);
           std::printf("%-8d %-14s %10.1f %8zu %7zu %9.1f %9.1f\n", writers, catalog.label.c_str(),
                       f.commits_per_s, f.acknowledged, f.failed, f.p50_ms, f.p99_ms);
