@@ -230,6 +230,9 @@ class Verifier {
         row_shapes_.emplace(std::make_pair(c[0], c[1]), key.ToString());
         const auto& batch = static_cast<const store::v1::InlinedRowBatchRecord&>(*record);
         batch_columns_.push_back({{c[0], c[1]}, key.ToString(), batch.columns_size()});
+        if (!newest_batch_ || static_cast<int64_t>(c[2]) > newest_batch_->first) {
+          newest_batch_.emplace(static_cast<int64_t>(c[2]), key.ToString());
+        }
         CheckInlinedBatch(key, batch);
         break;
       }
@@ -424,6 +427,18 @@ class Verifier {
             counters(record.schema_version(), record.next_catalog_id(), record.next_file_id()));
   }
 
+  // The bound the head puts on inlined batches' begin snapshots (a commit
+  // opens a batch beyond it without a read) must hold for every batch.
+  void CheckInlinedBatchesThrough() {
+    if (!head_->has_inlined_batches_through() || !newest_batch_) return;
+    if (newest_batch_->first <= head_->inlined_batches_through()) return;
+    Report("inlined-batch-beyond-bound", newest_batch_->second,
+           "an inlined batch begins at snapshot " + std::to_string(newest_batch_->first) +
+               ", after the head's bound of " +
+               std::to_string(head_->inlined_batches_through()) +
+               " (a commit would overwrite it unread)");
+  }
+
   void CheckSnapshots() {
     const auto head = static_cast<int64_t>(head_->snapshot_id());
     if (!SnapshotExists(head)) {
@@ -431,6 +446,7 @@ class Verifier {
              "the head names snapshot " + std::to_string(head) + ", which the store does not hold");
     }
     CheckHeadCounters(head);
+    CheckInlinedBatchesThrough();
     if (!snapshots_.empty() && snapshots_.rbegin()->first > head) {
       Report("snapshot-beyond-head",
              Key::Current(Kind::kSnapshot, {uint64_t(snapshots_.rbegin()->first)}).ToString(),
@@ -876,6 +892,8 @@ class Verifier {
     int columns = 0;
   };
   std::vector<BatchColumns> batch_columns_;
+  // The inlined batch with the newest begin snapshot: (snapshot, key).
+  std::optional<std::pair<int64_t, std::string>> newest_batch_;
   std::set<uint64_t> delete_tables_;
   std::map<uint64_t, std::string> delete_rows_;
   std::optional<std::string> view_column_tag_key_;

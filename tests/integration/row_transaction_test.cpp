@@ -434,6 +434,64 @@ TEST_F(RowTransactionTest, OneSnapshotsInlinedRowsShareOneBatch) {
   EXPECT_EQ(Rows(*Begin(), spec.name), (std::vector<Row>{{int64_t{5}, int64_t{3}, kNull, kNull}}));
 }
 
+store::v1::HeadRecord HeadOf(store::KvStore& store) {
+  store::v1::HeadRecord head;
+  store::UnframeValue(store::Kind::kHead, *store.GetSnapshot()->Get(commit::HeadKey()), &head);
+  return head;
+}
+
+// The head bounds the inlined batches' begin snapshots, so a commit opens
+// the batch of a newer snapshot without a read (on etcd, a round trip inside
+// the turn of a writer that lost its race). A batch written ahead raises the
+// bound; a head without one (a format migration's) leaves batches read.
+TEST_F(RowTransactionTest, TheHeadBoundsInlinedBatchesSoANewerOneOpensUnread) {
+  const TableSpec spec = InlinedNamesSpec();
+  ASSERT_TRUE(HeadOf(*store_).has_inlined_batches_through());
+  EXPECT_EQ(HeadOf(*store_).inlined_batches_through(), -1);
+  auto create = Begin();
+  create->CreateTable(spec);
+  create->Insert(spec.name, {int64_t{0}, int64_t{4}, kNull, OpaqueValue{"ahead"}});
+  create->Commit();
+  EXPECT_EQ(HeadOf(*store_).inlined_batches_through(), 4);
+  // Batch 4 is within the bound: read, its row id 0 is taken.
+  EXPECT_THROW(Begin()->Insert(spec.name, {int64_t{0}, int64_t{4}, kNull, kNull}),
+               store::ConstraintError);
+
+  // A batch beyond the bound, written behind the head's back (the verifier
+  // reports such a store): a commit does not read it, so it finds row id 0
+  // free there and its batch replaces the raw one.
+  const auto batch_at = [](uint64_t begin) {
+    return store::Key::Current(store::Kind::kInlinedRowBatch, {1, 1, begin}).Encode();
+  };
+  const auto ahead = store_->GetSnapshot()->Get(batch_at(4));
+  ASSERT_TRUE(ahead);
+  store::WriteBatch raw;
+  raw.Put(batch_at(5), *ahead);
+  store_->Write(raw);
+  auto unread = Begin();
+  unread->Insert(spec.name, {int64_t{0}, int64_t{5}, kNull, OpaqueValue{"new"}});
+  unread->Commit();
+  EXPECT_EQ(HeadOf(*store_).inlined_batches_through(), 5);
+  EXPECT_EQ(Rows(*Begin(), spec.name),
+            (std::vector<Row>{{int64_t{0}, int64_t{4}, kNull, OpaqueValue{"ahead"}},
+                              {int64_t{0}, int64_t{5}, kNull, OpaqueValue{"new"}}}));
+
+  // A head without the bound: the batch is read, and the next commit's head
+  // carries no bound either.
+  const auto head = HeadOf(*store_);
+  store::WriteBatch migrated;
+  migrated.Put(batch_at(6), *ahead);
+  migrated.Put(commit::HeadKey(),
+               commit::EncodeHead(static_cast<int64_t>(head.snapshot_id()), head.batch_count()));
+  store_->Write(migrated);
+  EXPECT_THROW(Begin()->Insert(spec.name, {int64_t{0}, int64_t{6}, kNull, kNull}),
+               store::ConstraintError);
+  auto next = Begin();
+  next->Insert(spec.name, {int64_t{1}, int64_t{7}, kNull, kNull});
+  next->Commit();
+  EXPECT_FALSE(HeadOf(*store_).has_inlined_batches_through());
+}
+
 TEST_F(RowTransactionTest, AnInlinedRowIdCanHaveOneVersionPerBeginSnapshot) {
   auto txn = Begin();
   const TableSpec spec = InlinedNamesSpec();

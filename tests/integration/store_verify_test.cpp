@@ -9,6 +9,7 @@
 #include <string>
 
 #include "catalog/records.h"
+#include "commit/rows/inlined_row_batch.h"
 #include "commit/verbs/catalog.h"
 #include "store/error.h"
 #include "store/key.h"
@@ -181,6 +182,18 @@ TEST_F(StoreVerify, HeadCountersTheSnapshotRecordDoesNotHoldAreReported) {
   });
   const tools::VerifyReport report = Verify();
   EXPECT_TRUE(Has(report, "head-counters", "system/head")) << Lines(report);
+}
+
+// A commit opens a batch beyond the head's bound without a read, so one
+// there would be overwritten unread.
+TEST_F(StoreVerify, AnInlinedBatchBeyondTheHeadsBoundIsReported) {
+  EXPECT_TRUE(Lines(Verify()).find("inlined-batch-beyond-bound") == std::string::npos);
+  const Key key = Key::Current(Kind::kInlinedRowBatch, {T(), 1, 100});
+  Damage([&](store::KvStore&, store::WriteBatch& batch) {
+    batch.Put(key.Encode(), commit::inlined::InlinedRowBatch(1).Encode());
+  });
+  const tools::VerifyReport report = Verify();
+  EXPECT_TRUE(Has(report, "inlined-batch-beyond-bound", key.ToString())) << Lines(report);
 }
 
 TEST_F(StoreVerify, AColumnOfATableThatDoesNotExistIsReported) {

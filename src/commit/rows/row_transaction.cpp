@@ -68,6 +68,15 @@ store::v1::HeadRecord DecodeHead(const std::optional<std::string>& value) {
   return head;
 }
 
+// What the head says of the inlined batches (records.proto): a store without
+// a head holds none.
+std::optional<int64_t> InlinedBatchesThrough(const std::optional<std::string>& head_value,
+                                             const store::v1::HeadRecord& head) {
+  if (!head_value) return -1;
+  if (!head.has_inlined_batches_through()) return std::nullopt;
+  return head.inlined_batches_through();
+}
+
 // Rows are laid onto records by the table's RowStorage (storage/); this
 // class keeps what spans tables: which tables exist, the row handles it has
 // handed out, the reserved catalog version, and the one-batch commit.
@@ -82,7 +91,8 @@ class StoreRowTransaction final : public RowTransaction {
         view_(for_commit ? store.store()->GetSnapshotForCommit() : store.store()->GetSnapshot()),
         head_value_(view_.Get(HeadKey())),
         head_(DecodeHead(head_value_)),
-        staged_(view_, (head_.batch_count() + 1) << 32) {}
+        staged_(view_, (head_.batch_count() + 1) << 32, InlinedBatchesThrough(head_value_, head_)) {
+  }
 
   std::string SchemaName() override {
     // Asked at every DuckDB schema lookup; it changes only through CreateSchema.
@@ -370,9 +380,22 @@ class StoreRowTransaction final : public RowTransaction {
       batch.Put(FormatKey(), EncodeFormat());
     }
     const auto counters = NewestCounters(head_snapshot);
-    batch.Put(HeadKey(),
-              EncodeHead(head_snapshot, head_.batch_count() + 1, counters ? &*counters : nullptr));
+    batch.Put(HeadKey(), EncodeHead(head_snapshot, head_.batch_count() + 1,
+                                    counters ? &*counters : nullptr, NewInlinedBatchesThrough()));
     return store_.store()->LandIfHeadUnchanged(HeadKey(), head_value_, batch);
+  }
+
+  // The bound on inlined batches' begin snapshots the head this transaction
+  // lands carries: the base head's, raised past every batch it stages;
+  // nullopt while the base head's is unknown.
+  std::optional<int64_t> NewInlinedBatchesThrough() const {
+    auto through = staged_.inlined_batches_through();
+    if (!through) return std::nullopt;
+    view_.VisitStagedPuts(store::PrefixRange(store::Subspace::kInlineData, Kind::kInlinedRowBatch),
+                          [&](std::string_view key) {
+                            through = std::max(*through, inlined::BatchBeginSnapshot(key));
+                          });
+    return through;
   }
 
   // The counters the base head carries, if it carries them for `snapshot_id`.

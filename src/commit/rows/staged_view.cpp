@@ -67,4 +67,12 @@ void StagedView::AppendTo(store::WriteBatch* batch) const {
   }
 }
 
+void StagedView::VisitStagedPuts(const store::KeyRange& range,
+                                 const std::function<void(std::string_view key)>& visit) const {
+  for (auto it = writes_.lower_bound(range.begin);
+       it != writes_.end() && (range.end.empty() || it->first < range.end); ++it) {
+    if (it->second) visit(it->first);
+  }
+}
+
 }  // namespace moraine::commit

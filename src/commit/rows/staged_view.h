@@ -42,6 +42,9 @@ class StagedView {
   bool Stages(const std::string& key) const { return writes_.contains(key); }
   // Every staged write, in key order.
   void AppendTo(store::WriteBatch* batch) const;
+  // The staged puts in `range`, in key order (staged deletes left out).
+  void VisitStagedPuts(const store::KeyRange& range,
+                       const std::function<void(std::string_view key)>& visit) const;
 
  private:
   std::unique_ptr<store::KvSnapshot> snapshot_;

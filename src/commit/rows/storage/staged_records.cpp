@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "commit/rows/inlined_tables.h"
 #include "store/value_frame.h"
 
 namespace moraine::commit {
@@ -31,7 +32,9 @@ OpenContainer& StagedRecords::Open(const catalog::RowMapping& mapping, const std
 inlined::InlinedRowBatch& StagedRecords::OpenBatch(const std::string& key, size_t user_columns) {
   auto found = batches_.find(key);
   if (found == batches_.end()) {
-    const auto value = view_.Get(key);
+    const bool known_absent = inlined_batches_through_ && !view_.Stages(key) &&
+                              inlined::BatchBeginSnapshot(key) > *inlined_batches_through_;
+    const auto value = known_absent ? std::nullopt : view_.Get(key);
     found =
         batches_
             .emplace(key,

@@ -29,11 +29,17 @@ struct OpenContainer {
 
 class StagedRecords {
  public:
-  // `first_write_ordinal`: the ordinal of this transaction's first row write.
-  StagedRecords(StagedView& view, uint64_t first_write_ordinal)
-      : view_(view), next_ordinal_(first_write_ordinal) {}
+  // `first_write_ordinal`: the ordinal of this transaction's first row write;
+  // `inlined_batches_through`: no inlined batch of the view's store begins
+  // after this snapshot (its head's word, records.proto), nullopt if unknown.
+  StagedRecords(StagedView& view, uint64_t first_write_ordinal,
+                std::optional<int64_t> inlined_batches_through)
+      : view_(view),
+        next_ordinal_(first_write_ordinal),
+        inlined_batches_through_(inlined_batches_through) {}
 
   StagedView& view() { return view_; }
+  std::optional<int64_t> inlined_batches_through() const { return inlined_batches_through_; }
 
   // The record at `key` as this transaction sees it, decoded; null if absent.
   std::unique_ptr<google::protobuf::Message> Read(const catalog::RowMapping& mapping,
@@ -51,7 +57,9 @@ class StagedRecords {
   OpenContainer& Open(const catalog::RowMapping& mapping, const std::string& key);
   // The inlined row batch at `key` (commit/rows/inlined_row_batch.h), opened
   // (decoded from the view, empty if absent) on first use; `user_columns` is
-  // its table's. Whoever changes it marks it with MarkBatchChanged.
+  // its table's. A batch beginning after inlined_batches_through() that this
+  // transaction has not staged is absent: opened without a read. Whoever
+  // changes it marks it with MarkBatchChanged.
   inlined::InlinedRowBatch& OpenBatch(const std::string& key, size_t user_columns);
   void MarkBatchChanged(const std::string& key) { batches_.at(key).dirty = true; }
   // Forgets the open batches in `range` unframed: their table is dropped.
@@ -81,6 +89,7 @@ class StagedRecords {
   };
   std::map<std::string, OpenBatchEntry> batches_;
   uint64_t next_ordinal_;
+  std::optional<int64_t> inlined_batches_through_;
   std::optional<int64_t> max_inserted_snapshot_;
 };
 
