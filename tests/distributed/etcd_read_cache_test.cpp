@@ -158,8 +158,10 @@ TEST_F(EtcdReadCacheTest, TheWatchMovesOnWhenItsMemberDies) {
     RandomCommit(*truth, random, round);
     ASSERT_EQ(ReadEverything(*cached), ReadEverything(*truth)) << "round " << round;
   }
-  // Handles start on the first member: its death ends the watch's stream.
-  cluster().Kill(0);
+  // The member the handle is on (the leader): its death ends the watch's
+  // stream.
+  const int member = static_cast<int>(cached->current_member());
+  cluster().Kill(member);
   for (; round < 30; ++round) {
     RandomCommit(*truth, random, round);
     ASSERT_EQ(ReadEverything(*cached), ReadEverything(*truth)) << "round " << round;
@@ -171,7 +173,7 @@ TEST_F(EtcdReadCacheTest, TheWatchMovesOnWhenItsMemberDies) {
   }
   // The watch runs again on another member: reads are answered again.
   EXPECT_GT(cached->read_cache_counts().hits, before.hits);
-  cluster().Restart(0);
+  cluster().Restart(member);
   ASSERT_TRUE(cluster().WaitHealthy(std::chrono::seconds(20)));
 }
 
@@ -188,8 +190,9 @@ TEST_F(EtcdReadCacheTest, TheWatchMovesOnWhenItsMemberStops) {
     RandomCommit(*truth, random, round);
     ASSERT_EQ(ReadEverything(*cached), ReadEverything(*truth)) << "round " << round;
   }
-  // Handles start on the first member: its stream goes silent.
-  cluster().Pause(0);
+  // The member the handle is on: its stream goes silent.
+  const int member = static_cast<int>(cached->current_member());
+  cluster().Pause(member);
   const auto before = cached->read_cache_counts();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(40);
   bool answered_again = false;
@@ -200,7 +203,7 @@ TEST_F(EtcdReadCacheTest, TheWatchMovesOnWhenItsMemberStops) {
     // stream on another member can.
     answered_again = cached->read_cache_counts().hits > before.hits;
   }
-  cluster().Resume(0);
+  cluster().Resume(member);
   EXPECT_TRUE(answered_again) << "the watch stayed on the stopped member";
   ASSERT_TRUE(cluster().WaitHealthy(std::chrono::seconds(20)));
 }

@@ -239,14 +239,36 @@ TEST_F(EtcdStoreKvTest, CommitOverTheRequestSizeLimitNamesTheFlag) {
 
 // A member down is no outage: the store moves to the next endpoint.
 TEST_F(EtcdStoreKvTest, OneMemberDownIsNoOutage) {
-  auto store = Open();
-  cluster().Kill(0);
+  auto store = OpenEtcd(EtcdStoreOptions{});
+  const int member = static_cast<int>(store->current_member());
+  cluster().Kill(member);
   WriteBatch batch;
   batch.Put("k", "v");
   store->Write(batch);
   EXPECT_EQ(GetLatest(*store, "k"), "v");
-  cluster().Restart(0);
+  EXPECT_NE(static_cast<int>(store->current_member()), member);
+  cluster().Restart(member);
   ASSERT_TRUE(cluster().WaitHealthy(std::chrono::seconds(20)));
+}
+
+// A handle goes to the leader at open, wherever it stands in the location:
+// a commit sent to a follower is forwarded to the leader and answered only
+// once the follower has applied it.
+TEST_F(EtcdStoreKvTest, AHandleGoesToTheLeaderAtOpen) {
+  const int leader = cluster().Leader();
+  ASSERT_GE(leader, 0);
+  for (int first = 0; first < cluster().size(); ++first) {
+    // The endpoints from `first` on, wrapping around.
+    std::string endpoints;
+    for (int i = 0; i < cluster().size(); ++i) {
+      endpoints += (i ? "," : "") + cluster().Endpoint((first + i) % cluster().size());
+    }
+    KvOptions options;
+    options.location = "etcd://" + endpoints + "/" + prefix_;
+    const auto store = EtcdStore::Open(options, EtcdStoreOptions{});
+    const int expected = (leader - first + cluster().size()) % cluster().size();
+    EXPECT_EQ(static_cast<int>(store->current_member()), expected) << options.location;
+  }
 }
 
 }  // namespace

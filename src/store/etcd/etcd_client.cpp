@@ -17,6 +17,7 @@ constexpr std::string_view kTxn = "/etcdserverpb.KV/Txn";
 constexpr std::string_view kDeleteRange = "/etcdserverpb.KV/DeleteRange";
 constexpr std::string_view kWatch = "/etcdserverpb.Watch/Watch";
 constexpr std::string_view kAuthenticate = "/etcdserverpb.Auth/Authenticate";
+constexpr std::string_view kStatus = "/etcdserverpb.Maintenance/Status";
 
 // A member that stops answering without closing its connection (stopped,
 // or cut off by the network) would hold a watch stream silent for ever: after
@@ -132,6 +133,26 @@ void EtcdClient::ThrowIfRefused(const EtcdRpcStatus& status, std::string_view pe
 EtcdGrpcChannel& EtcdClient::CurrentChannel(size_t* index) {
   *index = current_.load(std::memory_order_relaxed) % channels_.size();
   return *channels_[*index];
+}
+
+void EtcdClient::PreferLeader(std::chrono::milliseconds timeout) {
+  // The current member first: where it leads (or names the leader and is
+  // asked last), one call settles it.
+  const size_t first = current_member();
+  uint64_t leader = 0;
+  for (size_t step = 0; step < channels_.size(); ++step) {
+    const size_t member = (first + step) % channels_.size();
+    etcdserverpb::StatusResponse response;
+    if (!Call(*channels_[member], kStatus, etcdserverpb::StatusRequest{}, &response, timeout)
+             .ok()) {
+      continue;
+    }
+    if (leader == 0) leader = response.leader();
+    if (leader != 0 && response.header().member_id() == leader) {
+      current_.store(member, std::memory_order_relaxed);
+      return;
+    }
+  }
 }
 
 void EtcdClient::Advance(size_t from) {

@@ -80,6 +80,20 @@ class EtcdClient {
   // A watch stream on `member` broke: later calls go to the next member.
   void WatchFailed(size_t member) { Advance(member); }
 
+  // Moves later calls to the member that leads the cluster now, if a member
+  // names it within `timeout`: a Txn sent to a follower is forwarded to the
+  // leader and answered only once the follower has applied it too, and a
+  // linearizable read there asks the leader first, so on the leader each
+  // costs less (and a contended lake's commits, which take turns, follow
+  // each other sooner). Best effort: members that do not answer are
+  // skipped, and the client stays where it is if none names a leader; a
+  // later election leaves it on a follower until a failure moves it on.
+  void PreferLeader(std::chrono::milliseconds timeout);
+  // The member calls go to now: its index among the location's endpoints.
+  size_t current_member() const {
+    return current_.load(std::memory_order_relaxed) % channels_.size();
+  }
+
   // One DeleteRange RPC with a short deadline, for best-effort cleanup.
   EtcdRpcStatus DeleteRangeOnce(const etcdserverpb::DeleteRangeRequest& request,
                                 std::chrono::milliseconds timeout);

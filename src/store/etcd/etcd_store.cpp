@@ -22,6 +22,10 @@ using etcdserverpb::Compare;
 using etcdserverpb::TxnRequest;
 using etcdserverpb::TxnResponse;
 
+// How long a member may take to say which member leads (a stopped one is
+// skipped after it): short, since it is asked at every open.
+constexpr auto kLeaderQuestionTimeout = std::chrono::milliseconds(300);
+
 // Raises `at_least` to `value` unless it holds more already.
 void RaiseTo(std::atomic<int64_t>& at_least, int64_t value) {
   int64_t seen = at_least.load(std::memory_order_relaxed);
@@ -137,6 +141,8 @@ std::unique_ptr<EtcdStore> EtcdStore::Open(const KvOptions& options,
   const EtcdSecurity security = options.etcd_security.value_or(EtcdSecurity::FromEnvironment());
   security.Check(location.tls, options.location);
   auto client = std::make_shared<EtcdClient>(location, options.location, etcd_options, security);
+  // Before anything else, the watch's stream included, goes to a member.
+  client->PreferLeader(kLeaderQuestionTimeout);
   EtcdKeyspace keyspace(location.prefix);
   etcdserverpb::RangeRequest probe;
   probe.set_key(keyspace.data_prefix);
@@ -229,6 +235,8 @@ EtcdStore::ReadCacheCounts EtcdStore::read_cache_counts() const {
 }
 
 EtcdRpcCounts EtcdStore::rpc_counts() const { return client_->rpc_counts(); }
+
+size_t EtcdStore::current_member() const { return client_->current_member(); }
 
 void EtcdStore::Write(const WriteBatch& batch) { Commit(nullptr, batch); }
 

@@ -113,6 +113,9 @@ class EtcdStore final : public KvStore {
 
   // The RPCs this handle has sent.
   EtcdRpcCounts rpc_counts() const;
+  // The member this handle's calls go to: its index among the location's
+  // endpoints (the leader at open, if one answered; etcd_client.h).
+  size_t current_member() const;
   // Snapshot reads its read cache answered, and those it sent on (0, 0
   // without a cache).
   struct ReadCacheCounts {
