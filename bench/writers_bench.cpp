@@ -64,6 +64,10 @@ struct Figures {
   size_t conflicts = 0;  // of `failed`, DuckLake's "Transaction conflict" errors
   double p50_ms = 0, p99_ms = 0;
   std::string first_error;
+  // Writers that attached only after the window opened (they commit less of
+  // it), and the latest by how many ms.
+  int late_writers = 0;
+  double latest_ms = 0;
   // Every writer's moraine counters, summed (writer_processes.h).
   std::map<std::string, long long> counters;
 };
@@ -158,6 +162,12 @@ Figures Run(const Catalog& catalog, Tables tables, int writers, double seconds) 
                                std::to_string(result.exit_code) + ": " + result.unexpected);
     }
     for (const auto& [name, value] : result.counters) figures.counters[name] += value;
+    if (result.ready_at && *result.ready_at > start_at) {
+      ++figures.late_writers;
+      figures.latest_ms =
+          std::max(figures.latest_ms,
+                   std::chrono::duration<double, std::milli>(*result.ready_at - start_at).count());
+    }
     for (const auto& commit : result.commits) {
       latencies.push_back(commit.latency_ms);
       if (commit.ok) {
@@ -277,6 +287,12 @@ int main(int argc, char** argv) {
           bench::Figures f = bench::Run(catalog, tables, writers, seconds);
           std::printf("%-8d %-14s %10.1f %8zu %7zu %9.1f %9.1f\n", writers, catalog.label.c_str(),
                       f.commits_per_s, f.acknowledged, f.failed, f.p50_ms, f.p99_ms);
+          if (f.late_writers > 0) {
+            std::printf(
+                "         NOT A FIGURE: %d writers attached after the window opened (the last "
+                "%.0f ms late)\n",
+                f.late_writers, f.latest_ms);
+          }
           if (!f.first_error.empty()) {
             std::printf("         failed: %zu DuckLake conflicts, %zu other; first: %s\n",
                         f.conflicts, f.failed - f.conflicts, f.first_error.c_str());

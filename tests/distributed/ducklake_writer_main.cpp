@@ -14,7 +14,8 @@
 // for every other writer's commit in flight on that table). With --seconds it stops at N commits or
 // after S seconds, whichever comes first. --start-at / --stop-at (steady-clock microseconds, see
 // <done at> below) let several writers commit over one common window: the first commit waits for
-// start-at, none starts at or after stop-at. One line per commit on stdout, flushed as it happens:
+// start-at, none starts at or after stop-at. Once attached it prints `ready <at>` (the steady
+// clock, as <done at> below), then one line per commit on stdout, flushed as it happens:
 //
 //   ok <k> <latency in microseconds> <done at>
 //   fail <k> <latency in microseconds> <done at> <DuckDB's error, on one line>
@@ -121,6 +122,12 @@ int main(int argc, char** argv) {
   const auto at = [](long long micros) {
     return Clock::time_point(std::chrono::microseconds(micros));
   };
+  // Attached: a run can tell a writer that missed the start of its window.
+  std::printf("ready %lld\n",
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                         Clock::now().time_since_epoch())
+                                         .count()));
+  std::fflush(stdout);
   if (args.start_at > 0) std::this_thread::sleep_until(at(args.start_at));
   const auto stop = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                        std::chrono::duration<double>(args.seconds));

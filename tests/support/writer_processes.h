@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -52,6 +53,8 @@ struct WriterResult {
   std::vector<WriterCommit> commits;  // in order
   // The writer's closing counters line (name -> value), empty if it gave none.
   std::map<std::string, long long> counters;
+  // When it had attached and was ready to commit (steady clock), if it said.
+  std::optional<std::chrono::steady_clock::time_point> ready_at;
   std::string unexpected;  // output that is no commit or counters line
   int exit_code = -1;
 
@@ -147,6 +150,10 @@ class WriterProcesses {
     WriterCommit commit;
     long long micros = 0, done = 0;
     int consumed = 0;
+    if (long long ready = 0; std::sscanf(line.c_str(), "ready %lld", &ready) == 1) {
+      result->ready_at = std::chrono::steady_clock::time_point(std::chrono::microseconds(ready));
+      return;
+    }
     if (line.rfind("counters", 0) == 0) {
       std::istringstream fields(line.substr(8));
       std::string field;
