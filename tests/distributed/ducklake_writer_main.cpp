@@ -14,7 +14,9 @@
 // for every other writer's commit in flight on that table). With --seconds it stops at N commits or
 // after S seconds, whichever comes first. --start-at / --stop-at (steady-clock microseconds, see
 // <done at> below) let several writers commit over one common window: the first commit waits for
-// start-at, none starts at or after stop-at. Once attached it prints `ready <at>` (the steady
+// start-at, none starts at or after stop-at. --start-file F makes the first commit wait, after
+// start-at, until the file F exists (a run that starts its window once every writer is ready,
+// whatever attaching took). Once attached it prints `ready <at>` (the steady
 // clock, as <done at> below), then one line per commit on stdout, flushed as it happens:
 //
 //   ok <k> <latency in microseconds> <done at>
@@ -35,6 +37,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -51,6 +54,7 @@ struct Args {
   double seconds = 0;
   long long start_at = 0;  // steady clock, microseconds; 0: at once
   long long stop_at = 0;   // 0: no bound
+  std::string start_file;  // "": no wait
   long alter_every = 0;    // 0: inserts only
   std::vector<std::string> sql;
 };
@@ -58,8 +62,8 @@ struct Args {
 [[noreturn]] void Usage(const char* why) {
   std::fprintf(stderr,
                "moraine_ducklake_writer: %s\nusage: moraine_ducklake_writer --writer W --table T "
-               "--commits N [--seconds S] [--start-at T] [--stop-at T] [--alter-every A] "
-               "[--sql STATEMENT]...\n",
+               "--commits N [--seconds S] [--start-at T] [--stop-at T] [--start-file F] "
+               "[--alter-every A] [--sql STATEMENT]...\n",
                why);
   std::exit(2);
 }
@@ -82,6 +86,8 @@ Args Parse(int argc, char** argv) {
       args.start_at = std::atoll(value.c_str());
     } else if (flag == "--stop-at") {
       args.stop_at = std::atoll(value.c_str());
+    } else if (flag == "--start-file") {
+      args.start_file = value;
     } else if (flag == "--alter-every") {
       args.alter_every = std::atol(value.c_str());
     } else if (flag == "--sql") {
@@ -129,6 +135,10 @@ int main(int argc, char** argv) {
                                          .count()));
   std::fflush(stdout);
   if (args.start_at > 0) std::this_thread::sleep_until(at(args.start_at));
+  // Every 1 ms: 16 waiting writers cost a few thousand stat calls a second.
+  while (!args.start_file.empty() && !std::filesystem::exists(args.start_file)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   const auto stop = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                        std::chrono::duration<double>(args.seconds));
   for (long k = 0; k < args.commits; ++k) {

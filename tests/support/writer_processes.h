@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -29,6 +28,9 @@ struct WriterSpec {
   // A common window for several writers (steady clock; epoch: unbounded):
   // the first commit waits for start_at, none starts at or after stop_at.
   std::chrono::steady_clock::time_point start_at{}, stop_at{};
+  // The first commit also waits until this file exists ("": no wait); see
+  // AwaitReady.
+  std::string start_file = {};
   // Every alter_every-th commit is a schema change of the table instead
   // (0: none); see ducklake_writer_main.cpp.
   long alter_every = 0;
@@ -53,8 +55,6 @@ struct WriterResult {
   std::vector<WriterCommit> commits;  // in order
   // The writer's closing counters line (name -> value), empty if it gave none.
   std::map<std::string, long long> counters;
-  // When it had attached and was ready to commit (steady clock), if it said.
-  std::optional<std::chrono::steady_clock::time_point> ready_at;
   std::string unexpected;  // output that is no commit or counters line
   int exit_code = -1;
 
@@ -107,11 +107,30 @@ class WriterProcesses {
       command += " --start-at " + micros(spec.start_at);
     if (spec.stop_at.time_since_epoch().count() > 0)
       command += " --stop-at " + micros(spec.stop_at);
+    if (!spec.start_file.empty()) command += " --start-file " + ShellQuote(spec.start_file);
     for (const auto& statement : spec.sql) command += " --sql " + ShellQuote(statement);
     command += " 2>&1";
     FILE* pipe = ::popen(command.c_str(), "r");
     if (!pipe) throw std::runtime_error("cannot start " + executable_);
     running_.push_back({pipe, spec});
+  }
+
+  // Waits until every started writer has attached (said `ready`) or ended;
+  // false if one ended first. Writers started with a start_file then wait
+  // for it, so that their window opens once all of them can commit.
+  bool AwaitReady() {
+    bool all = true;
+    for (auto& running : running_) {
+      for (std::string line;;) {
+        if (!ReadLine(running.pipe, &line)) {
+          all = false;
+          break;
+        }
+        running.read.push_back(line);
+        if (line.rfind("ready ", 0) == 0) break;
+      }
+    }
+    return all;
   }
 
   // Waits for every started writer and parses what each printed.
@@ -121,16 +140,8 @@ class WriterProcesses {
       WriterResult result;
       result.writer = running.spec.writer;
       result.table = running.spec.table;
-      std::string line;
-      char buffer[4096];
-      while (std::fgets(buffer, sizeof(buffer), running.pipe)) {
-        line += buffer;
-        if (line.empty() || line.back() != '\n') continue;
-        line.pop_back();
-        Parse(line, &result);
-        line.clear();
-      }
-      if (!line.empty()) Parse(line, &result);
+      for (const auto& line : running.read) Parse(line, &result);
+      for (std::string line; ReadLine(running.pipe, &line);) Parse(line, &result);
       const int status = ::pclose(running.pipe);
       running.pipe = nullptr;
       result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -144,16 +155,28 @@ class WriterProcesses {
   struct Running {
     FILE* pipe = nullptr;
     WriterSpec spec;
+    std::vector<std::string> read = {};  // lines AwaitReady read
   };
+
+  // The next line of `pipe` without its newline; false at its end.
+  static bool ReadLine(FILE* pipe, std::string* line) {
+    line->clear();
+    char buffer[4096];
+    while (std::fgets(buffer, sizeof(buffer), pipe)) {
+      *line += buffer;
+      if (line->back() == '\n') {
+        line->pop_back();
+        return true;
+      }
+    }
+    return !line->empty();
+  }
 
   static void Parse(const std::string& line, WriterResult* result) {
     WriterCommit commit;
     long long micros = 0, done = 0;
     int consumed = 0;
-    if (long long ready = 0; std::sscanf(line.c_str(), "ready %lld", &ready) == 1) {
-      result->ready_at = std::chrono::steady_clock::time_point(std::chrono::microseconds(ready));
-      return;
-    }
+    if (line.rfind("ready ", 0) == 0) return;
     if (line.rfind("counters", 0) == 0) {
       std::istringstream fields(line.substr(8));
       std::string field;

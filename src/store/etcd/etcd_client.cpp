@@ -136,8 +136,9 @@ EtcdGrpcChannel& EtcdClient::CurrentChannel(size_t* index) {
 }
 
 void EtcdClient::PreferLeader(std::chrono::milliseconds timeout) {
-  // The current member first: where it leads (or names the leader and is
-  // asked last), one call settles it.
+  // The current member first: if it leads, one call settles it. Otherwise
+  // the first answer names the leader, and the others are asked in turn
+  // which of them it is (a member knows its own id only).
   const size_t first = current_member();
   uint64_t leader = 0;
   for (size_t step = 0; step < channels_.size(); ++step) {
