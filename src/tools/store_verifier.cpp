@@ -434,8 +434,7 @@ class Verifier {
     if (newest_batch_->first <= head_->inlined_batches_through()) return;
     Report("inlined-batch-beyond-bound", newest_batch_->second,
            "an inlined batch begins at snapshot " + std::to_string(newest_batch_->first) +
-               ", after the head's bound of " +
-               std::to_string(head_->inlined_batches_through()) +
+               ", after the head's bound of " + std::to_string(head_->inlined_batches_through()) +
                " (a commit would overwrite it unread)");
   }
 
