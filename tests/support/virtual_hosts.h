@@ -35,16 +35,18 @@ class VirtualHosts {
   // At most 13 hosts (a /28 holds the router and 13 hosts).
   static constexpr int kMaxHosts = 13;
 
-  // Says why no virtual host can be made here, or nothing if one can.
+  // Says why no virtual host can be made here, or nothing if one can: it
+  // makes one (a namespace, a bridge, a veth link) and removes it again.
   static std::optional<std::string> UnavailableReason() {
     if (::geteuid() != 0) return "virtual hosts need root (network namespaces)";
     if (std::system("command -v ip >/dev/null 2>&1") != 0) {
       return "virtual hosts need iproute2's ip (scripts/setup.sh installs it)";
     }
-    const std::string probe = "moraine-probe-" + std::to_string(::getpid());
-    const ProcessResult made = RunCommand("ip netns add " + probe + " 2>&1");
-    RunCommand("ip netns del " + probe + " 2>/dev/null");
-    if (made.exit_code != 0) return "cannot make a network namespace here: " + made.output;
+    try {
+      VirtualHosts probe(1);
+    } catch (const std::runtime_error& error) {
+      return std::string("cannot make a virtual host here: ") + error.what();
+    }
     return std::nullopt;
   }
 
