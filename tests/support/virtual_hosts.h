@@ -64,7 +64,8 @@ class VirtualHosts {
     stem << std::hex << pid << "-" << instance;
     bridge_ = "mrb" + stem.str();
     // 10.(64 + pid/256 % 128).(pid % 256).(16 * instance + k)/28: distinct for
-    // every process and instance that can be alive at once on this machine.
+    // the instances of processes whose ids differ modulo 32768 (a machine's
+    // default pid_max), each /28 its own route.
     subnet_ = "10." + std::to_string(64 + (pid >> 8) % 128) + "." + std::to_string(pid & 255) + ".";
     base_ = 16 * instance;
     try {
