@@ -4,7 +4,7 @@
 // one-row INSERTs, one autocommit statement each, through DuckLake SQL:
 //
 //   moraine_ducklake_writer --writer W --table lake.t --commits N
-//                           [--seconds S] [--start-at T] [--stop-at T]
+//                           [--seconds S] [--start-file F]
 //                           [--alter-every A] [--sql STATEMENT]...
 //
 // Every --sql statement runs first, in order (LOAD, ATTACH, SET ...); any
@@ -12,12 +12,10 @@
 // VALUES (W, k)`, or with --alter-every A, when k % A == A - 1, the schema
 // change `ALTER TABLE <table> ADD COLUMN c<W>_<k> INTEGER` (a true conflict
 // for every other writer's commit in flight on that table). With --seconds it stops at N commits or
-// after S seconds, whichever comes first. --start-at / --stop-at (steady-clock microseconds, see
-// <done at> below) let several writers commit over one common window: the first commit waits for
-// start-at, none starts at or after stop-at. --start-file F makes the first commit wait, after
-// start-at, until the file F exists (a run that starts its window once every writer is ready,
-// whatever attaching took). Once attached it prints `ready <at>` (the steady
-// clock, as <done at> below), then one line per commit on stdout, flushed as it happens:
+// after S seconds from its first commit, whichever comes first. Once attached it prints `ready`;
+// with --start-file F its first commit then waits until the file F exists, so that several writers
+// commit over one window that opens once all of them are ready, whatever attaching took. Then one
+// line per commit on stdout, flushed as it happens:
 //
 //   ok <k> <latency in microseconds> <done at>
 //   fail <k> <latency in microseconds> <done at> <DuckDB's error, on one line>
@@ -52,8 +50,6 @@ struct Args {
   std::string table;
   long commits = 0;
   double seconds = 0;
-  long long start_at = 0;  // steady clock, microseconds; 0: at once
-  long long stop_at = 0;   // 0: no bound
   std::string start_file;  // "": no wait
   long alter_every = 0;    // 0: inserts only
   std::vector<std::string> sql;
@@ -62,8 +58,8 @@ struct Args {
 [[noreturn]] void Usage(const char* why) {
   std::fprintf(stderr,
                "moraine_ducklake_writer: %s\nusage: moraine_ducklake_writer --writer W --table T "
-               "--commits N [--seconds S] [--start-at T] [--stop-at T] [--start-file F] "
-               "[--alter-every A] [--sql STATEMENT]...\n",
+               "--commits N [--seconds S] [--start-file F] [--alter-every A] "
+               "[--sql STATEMENT]...\n",
                why);
   std::exit(2);
 }
@@ -82,10 +78,6 @@ Args Parse(int argc, char** argv) {
       args.commits = std::atol(value.c_str());
     } else if (flag == "--seconds") {
       args.seconds = std::atof(value.c_str());
-    } else if (flag == "--start-at") {
-      args.start_at = std::atoll(value.c_str());
-    } else if (flag == "--stop-at") {
-      args.stop_at = std::atoll(value.c_str());
     } else if (flag == "--start-file") {
       args.start_file = value;
     } else if (flag == "--alter-every") {
@@ -125,17 +117,12 @@ int main(int argc, char** argv) {
     }
   }
   using Clock = std::chrono::steady_clock;
-  const auto at = [](long long micros) {
-    return Clock::time_point(std::chrono::microseconds(micros));
-  };
-  // Attached: a run can tell a writer that missed the start of its window.
-  std::printf("ready %lld\n",
-              static_cast<long long>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                         Clock::now().time_since_epoch())
-                                         .count()));
+  // Attached: a run waiting for all its writers (WriterProcesses::AwaitReady)
+  // learns it here.
+  std::printf("ready\n");
   std::fflush(stdout);
-  if (args.start_at > 0) std::this_thread::sleep_until(at(args.start_at));
-  // Every 1 ms: 16 waiting writers cost a few thousand stat calls a second.
+  // Every 1 ms: 16 waiting writers make 16,000 stat calls a second, a few
+  // ms of CPU, and start within a millisecond of the file.
   while (!args.start_file.empty() && !std::filesystem::exists(args.start_file)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -143,7 +130,6 @@ int main(int argc, char** argv) {
                                        std::chrono::duration<double>(args.seconds));
   for (long k = 0; k < args.commits; ++k) {
     if (args.seconds > 0 && Clock::now() >= stop) break;
-    if (args.stop_at > 0 && Clock::now() >= at(args.stop_at)) break;
     const bool alter = args.alter_every > 0 && k % args.alter_every == args.alter_every - 1;
     const std::string statement =
         alter ? "ALTER TABLE " + args.table + " ADD COLUMN c" + std::to_string(args.writer) + "_" +

@@ -25,11 +25,8 @@ struct WriterSpec {
   long commits = 0;
   double seconds = 0;            // 0: no time bound
   std::vector<std::string> sql;  // setup statements: LOAD, ATTACH, SET ...
-  // A common window for several writers (steady clock; epoch: unbounded):
-  // the first commit waits for start_at, none starts at or after stop_at.
-  std::chrono::steady_clock::time_point start_at{}, stop_at{};
-  // The first commit also waits until this file exists ("": no wait); see
-  // AwaitReady.
+  // The first commit waits until this file exists ("": no wait), so that
+  // several writers share one window; see AwaitReady.
   std::string start_file = {};
   // Every alter_every-th commit is a schema change of the table instead
   // (0: none); see ducklake_writer_main.cpp.
@@ -99,14 +96,6 @@ class WriterProcesses {
                           " --commits " + std::to_string(spec.commits);
     if (spec.seconds > 0) command += " --seconds " + std::to_string(spec.seconds);
     if (spec.alter_every > 0) command += " --alter-every " + std::to_string(spec.alter_every);
-    const auto micros = [](std::chrono::steady_clock::time_point t) {
-      return std::to_string(
-          std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count());
-    };
-    if (spec.start_at.time_since_epoch().count() > 0)
-      command += " --start-at " + micros(spec.start_at);
-    if (spec.stop_at.time_since_epoch().count() > 0)
-      command += " --stop-at " + micros(spec.stop_at);
     if (!spec.start_file.empty()) command += " --start-file " + ShellQuote(spec.start_file);
     for (const auto& statement : spec.sql) command += " --sql " + ShellQuote(statement);
     command += " 2>&1";
@@ -127,7 +116,7 @@ class WriterProcesses {
           break;
         }
         running.read.push_back(line);
-        if (line.rfind("ready ", 0) == 0) break;
+        if (line == "ready") break;
       }
     }
     return all;
@@ -176,7 +165,7 @@ class WriterProcesses {
     WriterCommit commit;
     long long micros = 0, done = 0;
     int consumed = 0;
-    if (line.rfind("ready ", 0) == 0) return;
+    if (line == "ready") return;
     if (line.rfind("counters", 0) == 0) {
       std::istringstream fields(line.substr(8));
       std::string field;

@@ -141,7 +141,8 @@ std::unique_ptr<EtcdStore> EtcdStore::Open(const KvOptions& options,
   const EtcdSecurity security = options.etcd_security.value_or(EtcdSecurity::FromEnvironment());
   security.Check(location.tls, options.location);
   auto client = std::make_shared<EtcdClient>(location, options.location, etcd_options, security);
-  // Before anything else, the watch's stream included, goes to a member.
+  // First, so that every call after it, the watch's stream included, goes
+  // to the leader.
   client->PreferLeader(kLeaderQuestionTimeout);
   EtcdKeyspace keyspace(location.prefix);
   etcdserverpb::RangeRequest probe;
