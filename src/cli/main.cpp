@@ -12,8 +12,12 @@
 #include "cli/sqllogictest_runner.h"
 #include "cli/store_tools_command.h"
 #include "cli/tour.h"
+#include "duckdb_shim/raw_cell_order.h"
 
 int main(int argc, char** argv) {
+  // The store tools (migrate, repair) write inlined batches' summaries too,
+  // bounded in the order the DuckDB shim gives the cells.
+  moraine::duckdb_shim::RawCellOrder::Install();
   CLI::App app{"moraine: a DuckLake catalog in an embedded key-value store"};
   app.require_subcommand(1);
 

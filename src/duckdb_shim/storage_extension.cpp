@@ -15,6 +15,7 @@
 #include "duckdb_shim/moraine_catalog.h"
 #include "duckdb_shim/moraine_transaction.h"
 #include "duckdb_shim/moraine_transaction_manager.h"
+#include "duckdb_shim/raw_cell_order.h"
 #include "store/error.h"
 
 namespace moraine::duckdb_shim {
@@ -100,6 +101,8 @@ void RegisterStorageExtension(duckdb::DBConfig& config, AttachHook on_attach) {
   extension->storage_info = duckdb::make_shared_ptr<MoraineStorageInfo>(on_attach);
   duckdb::StorageExtension::Register(config, "moraine", std::move(extension));
   RegisterEtcdSecretType(config);
+  // Inlined batches' summaries bound the columns whose cells this shim orders.
+  RawCellOrder::Install();
 }
 
 }  // namespace moraine::duckdb_shim

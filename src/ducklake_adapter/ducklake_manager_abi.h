@@ -231,6 +231,19 @@ inline constexpr const char* kBuildCatalogForSnapshotSymbol =
     "functionIFNS_10unique_ptrINS_11QueryResultESt14default_deleteIS4_ELb1EEES1_NSt7__cxx1112"
     "basic_stringIcSt11char_traitsIcESaIcEEEEERKSD_SJ_";
 
+//   bool DuckLakeInlinedDataReader::TryInitializeScan(ClientContext &,
+//       GlobalTableFunctionState &, LocalTableFunctionState &) and
+//   AsyncResult DuckLakeInlinedDataReader::Scan(ClientContext &,
+//       GlobalTableFunctionState &, LocalTableFunctionState &, DataChunk &):
+//   the overrides of DuckDB's BaseFileReader by which the reader of a
+//   table's inlined rows is found (inlined_reader_hook.h).
+inline constexpr const char* kInlinedReaderTryInitializeScanSymbol =
+    "_ZN6duckdb25DuckLakeInlinedDataReader17TryInitializeScanERNS_13ClientContextERNS_"
+    "24GlobalTableFunctionStateERNS_23LocalTableFunctionStateE";
+inline constexpr const char* kInlinedReaderScanSymbol =
+    "_ZN6duckdb25DuckLakeInlinedDataReader4ScanERNS_13ClientContextERNS_"
+    "24GlobalTableFunctionStateERNS_23LocalTableFunctionStateERNS_9DataChunkE";
+
 // Whether DuckLake hands its commit loop to the manager (FlushChanges calls
 // FlushChangesServerSide instead of RunCommitLoop) is a flag of the
 // DuckLakeCatalog that only inline methods set. Its place is read from the

@@ -7,8 +7,11 @@
 #include <utility>
 
 #include "catalog/ducklake_tables.h"
+#include "commit/rows/inlined_batch_summary.h"
 #include "duckdb/common/types.hpp"
 #include "duckdb/common/vector_operations/vector_operations.hpp"
+#include "duckdb/planner/filter/conjunction_filter.hpp"
+#include "duckdb/storage/table/column_segment.hpp"
 #include "duckdb_shim/column_codec.h"
 #include "ducklake_adapter/chunk_query_result.h"
 
@@ -101,19 +104,28 @@ std::optional<std::vector<ProjectedColumn>> Projection(duckdb::ClientContext& co
 class InlinedDataRead::LiveRows {
  public:
   LiveRows(const std::vector<ProjectedColumn>& projection,
-           duckdb::vector<duckdb::LogicalType> types)
-      : projection_(projection), types_(std::move(types)) {}
+           duckdb::vector<duckdb::LogicalType> types, const std::vector<BoundFilter>& filters)
+      : projection_(projection), types_(std::move(types)), filters_(filters) {
+    filters_rows_ = std::any_of(filters_.begin(), filters_.end(),
+                                [](const BoundFilter& filter) { return filter.state != nullptr; });
+    if (!filters_rows_) return;
+    duckdb::vector<duckdb::LogicalType> filtered_types;
+    for (const auto& filter : filters_) filtered_types.push_back(types_[filter.column]);
+    filtered_.Initialize(duckdb::Allocator::DefaultAllocator(), filtered_types);
+  }
 
   void Add(int64_t begin, const commit::inlined::InlinedRowBatchView& batch, int64_t snapshot) {
     live_.clear();
     for (size_t row = 0; row < batch.size(); ++row) {
       const auto end = batch.end_snapshot(row);
-      if (end && *end <= snapshot) continue;
-      live_.push_back(row);
+      if (!end || *end > snapshot) live_.push_back(row);
+    }
+    if (filters_rows_) KeepRowsPassingFilters(batch);
+    if (live_.empty()) return;
+    for (const size_t row : live_) {
       if (!row_ids_.empty() && row_ids_.back() > batch.row_id(row)) sorted_ = false;
       row_ids_.push_back(batch.row_id(row));
     }
-    if (live_.empty()) return;
     const size_t first = size_;
     size_ += live_.size();
     while (chunks_.size() * STANDARD_VECTOR_SIZE < size_) {
@@ -205,8 +217,47 @@ class InlinedDataRead::LiveRows {
   }
 
   size_t size() const { return size_; }
+  uint64_t pruned() const { return pruned_; }
 
  private:
+  // Narrows live_ to the rows every filter passes, a vector's worth at a
+  // time: the filtered columns' cells of those rows are decoded into
+  // filtered_ and DuckDB's own filter selection (what DuckLake's reader runs
+  // in its Scan) picks the rows.
+  void KeepRowsPassingFilters(const commit::inlined::InlinedRowBatchView& batch) {
+    size_t kept = 0;
+    for (size_t first = 0; first < live_.size(); first += STANDARD_VECTOR_SIZE) {
+      const size_t count = std::min<size_t>(STANDARD_VECTOR_SIZE, live_.size() - first);
+      filtered_.Reset();
+      for (size_t i = 0; i < count; ++i) selection_.set_index(i, i);
+      duckdb::idx_t approved = count;
+      for (size_t f = 0; f < filters_.size() && approved > 0; ++f) {
+        if (!filters_[f].state) continue;  // decided on batches' bounds only
+        auto& vector = filtered_.data[f];
+        auto cells = batch.ColumnCells(projection_[filters_[f].column].user_column);
+        size_t next = first;
+        for (size_t row = 0; row < batch.size() && next < first + count; ++row) {
+          const auto cell = cells.Next();
+          if (live_[next] != row) continue;
+          if (!cell) {
+            duckdb::FlatVector::SetNull(vector, next - first, true);
+          } else {
+            duckdb_shim::WriteOpaqueCell(*cell, types_[filters_[f].column], vector, next - first);
+          }
+          ++next;
+        }
+        duckdb::UnifiedVectorFormat format;
+        vector.ToUnifiedFormat(count, format);
+        approved = duckdb::ColumnSegment::FilterSelection(
+            selection_, vector, format, *filters_[f].filter, *filters_[f].state, count, approved);
+      }
+      // The selection keeps rows in order, so each lands at or before its place.
+      for (size_t i = 0; i < approved; ++i) live_[kept++] = live_[first + selection_.get_index(i)];
+    }
+    pruned_ += live_.size() - kept;
+    live_.resize(kept);
+  }
+
   std::pair<duckdb::Vector&, size_t> Target(size_t position, size_t column) {
     return {chunks_[position / STANDARD_VECTOR_SIZE]->data[column],
             position % STANDARD_VECTOR_SIZE};
@@ -241,6 +292,11 @@ class InlinedDataRead::LiveRows {
   std::vector<size_t> live_;      // the live rows of the batch being added
   size_t size_ = 0;
   bool sorted_ = true;
+  const std::vector<BoundFilter>& filters_;
+  bool filters_rows_ = false;   // whether a filter is applied to rows (has a state)
+  duckdb::DataChunk filtered_;  // the filtered columns' cells of the rows being filtered
+  duckdb::SelectionVector selection_{STANDARD_VECTOR_SIZE};  // those that passed, reused
+  uint64_t pruned_ = 0;
 };
 
 std::optional<commit::TableSpec> InlinedDataRead::FindTable(commit::RowTransaction& rows,
@@ -262,12 +318,86 @@ void InlinedDataRead::Read(commit::RowTransaction& rows, const std::string& tabl
                            int64_t snapshot) {
   duckdb::vector<duckdb::LogicalType> stored_types;
   for (const auto& column : projection_) stored_types.push_back(column.stored);
-  live_ = std::make_unique<LiveRows>(projection_, std::move(stored_types));
-  rows.ScanInlinedBatches(table, snapshot,
-                          [&](int64_t begin, const commit::inlined::InlinedRowBatchView& batch) {
-                            live_->Add(begin, batch, snapshot);
-                          });
+  live_ = std::make_unique<LiveRows>(projection_, std::move(stored_types), filters_);
+  const auto add = [&](int64_t begin, const commit::inlined::InlinedRowBatchView& batch) {
+    live_->Add(begin, batch, snapshot);
+  };
+  // Where a filter decides on a batch's bounds, only the batches with a
+  // live row that no such filter rules out are read.
+  const auto* order = commit::inlined::GetCellOrder();
+  const bool bounded =
+      order && std::any_of(filters_.begin(), filters_.end(),
+                           [](const BoundFilter& f) { return f.bounds.has_value(); });
+  std::vector<int64_t> candidates;
+  if (bounded && rows.VisitInlinedBatchSummaries(
+                     table, snapshot, [&](const commit::inlined::SummaryPage& page, size_t batch) {
+                       const int64_t live = page.LiveRows(batch, snapshot);
+                       if (live == 0) return;
+                       if (RuledOut(page, batch, *order)) {
+                         ++batches_skipped_;
+                         rows_ruled_out_ += static_cast<uint64_t>(live);
+                         return;
+                       }
+                       candidates.push_back(page.begin_snapshot(batch));
+                     })) {
+    rows.ReadInlinedBatches(table, candidates, add);
+    return;
+  }
+  rows.ScanInlinedBatches(table, snapshot, add);
 }
+
+namespace {
+
+// Whether DuckDB's ColumnSegment::FilterSelection decides `filter` from the
+// column's values alone, as it does in DuckLake's reader: not a dynamic
+// filter (it changes while the query runs), an optional one (the reader
+// skips it) or an expression.
+bool DecidedByValues(const duckdb::TableFilter& filter) {
+  using T = duckdb::TableFilterType;
+  switch (filter.filter_type) {
+    case T::CONSTANT_COMPARISON:
+    case T::IS_NULL:
+    case T::IS_NOT_NULL:
+      return true;
+    case T::CONJUNCTION_AND:
+    case T::CONJUNCTION_OR: {
+      const auto& children = static_cast<const duckdb::ConjunctionFilter&>(filter).child_filters;
+      return std::all_of(children.begin(), children.end(),
+                         [](const auto& child) { return DecidedByValues(*child); });
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+void InlinedDataRead::Filter(duckdb::ClientContext& context, const duckdb::TableFilterSet& filters,
+                             const std::vector<duckdb::LogicalType>& types) {
+  for (const auto& [column, filter] : filters.filters) {
+    if (column >= projection_.size() || column >= types.size()) continue;
+    const auto& projected = projection_[column];
+    if (projected.source != ProjectedColumn::Source::kUser || projected.stored != projected.type ||
+        projected.type != types[column]) {
+      continue;
+    }
+    BoundFilter bound{column, filter.get(), nullptr, BoundsFilter::Of(*filter, projected.stored)};
+    if (DecidedByValues(*filter)) {
+      bound.state = duckdb::TableFilterState::Initialize(context, *filter);
+    }
+    if (bound.state || bound.bounds) filters_.push_back(std::move(bound));
+  }
+}
+
+bool InlinedDataRead::RuledOut(const commit::inlined::SummaryPage& page, size_t batch,
+                               const commit::inlined::CellOrder& order) const {
+  return std::any_of(filters_.begin(), filters_.end(), [&](const BoundFilter& filter) {
+    return filter.bounds && filter.bounds->RulesOut(
+                                page.Bounds(batch, projection_[filter.column].user_column), order);
+  });
+}
+
+uint64_t InlinedDataRead::pruned() const { return rows_ruled_out_ + (live_ ? live_->pruned() : 0); }
 
 duckdb::unique_ptr<duckdb::QueryResult> InlinedDataRead::Finish(duckdb::ClientContext& context) {
   duckdb::vector<std::string> names;

@@ -38,10 +38,13 @@
   COUNTER(native_inlined_reads, "scans of a table's inlined rows (ReadInlinedData)")             \
   COUNTER(native_file_lists, "file lists of a table's scan (GetFilesForTable)")                   \
   COUNTER(files_pruned, "data files those file lists left out by their column stats")            \
+  COUNTER(inlined_rows_pruned, "inlined rows those scans left out by the scan's filters")       \
+  COUNTER(inlined_batches_skipped, "inlined row batches those scans ruled out unread")          \
   COUNTER(native_expiries_narrowed, "expiries by time told to pass over tagged snapshots")        \
   COUNTER(native_cleanups_narrowed, "old-file cleanups told to keep what held backups read")      \
   TEXT(ducklake_build, "the known DuckLake build loaded: <commit> for DuckDB <release>")         \
   TEXT(kept_methods, "the manager methods the build lacks, whose answers stay DuckLake's")       \
   TEXT(in_catalog_retry_reason, "why in_catalog_retry is off")                                   \
-  TEXT(rebase_reason, "why rebase is off")
+  TEXT(rebase_reason, "why rebase is off")                                                      \
+  TEXT(inlined_filter_reason, "why scans of inlined rows are not filtered by moraine")
 // clang-format on

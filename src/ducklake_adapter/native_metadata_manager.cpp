@@ -38,6 +38,7 @@
 #include "ducklake_adapter/expiry_filter.h"
 #include "ducklake_adapter/file_list_read.h"
 #include "ducklake_adapter/inlined_data_result.h"
+#include "ducklake_adapter/inlined_reader_hook.h"
 #include "ducklake_adapter/latest_inlined_table_result.h"
 #include "ducklake_adapter/manager_vtable_patch.h"
 
@@ -210,6 +211,8 @@ struct Registration {
   // committed snapshot id can be set to where it landed), and why not.
   bool rebase = false;
   std::string rebase_reason;
+  // Why scans of inlined rows are not filtered here (inlined_reader_hook.h).
+  std::string inlined_filter_reason;
   void* run_commit_loop = nullptr;
   void* get_data_path = nullptr;
   void* get_path_separator = nullptr;
@@ -824,10 +827,19 @@ duckdb::unique_ptr<duckdb::QueryResult> ManagerSlots::ReadInlinedData(
         [&](commit::RowTransaction& rows) { return InlinedDataRead::FindTable(rows, table); });
     InlinedDataRead read;
     if (spec && read.Bind(metadata.context, *spec, columns)) {
+      // The filters DuckLake's reader applies to this answer, when it is
+      // that reader asking (inlined_reader_hook.h).
+      const auto* scan = InlinedReaderHook::Current();
+      if (scan && scan->filters && !scan->rows_must_stay) {
+        read.Filter(metadata.context, *scan->filters, scan->column_types);
+      }
       transaction.WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
         read.Read(rows, table, static_cast<int64_t>(snapshot.snapshot_id));
       });
       result = read.Finish(metadata.context);
+      TheRegistration().inlined_rows_pruned.fetch_add(read.pruned(), std::memory_order_relaxed);
+      TheRegistration().inlined_batches_skipped.fetch_add(read.batches_skipped(),
+                                                          std::memory_order_relaxed);
     }
   }
   if (!result) {
@@ -1204,6 +1216,11 @@ void NativeMetadataManager::EnsureRegistered() {
     registration.reason = std::string("DuckLake refused the registration: ") + error.what();
     return;
   }
+  registration.inlined_filter_reason = InlinedReaderHook::Install(*registration.module);
+  if (!registration.inlined_filter_reason.empty()) {
+    std::fprintf(stderr, "moraine: scans of inlined rows read every live row: %s\n",
+                 registration.inlined_filter_reason.c_str());
+  }
   registration.state = State::kRegistered;
   registration.reason.clear();
   if (!vtable.kept().empty()) {
@@ -1234,6 +1251,7 @@ NativeMetadataManager::Status NativeMetadataManager::CurrentStatus() {
   status.in_catalog_retry_reason = registration.in_catalog_retry_reason;
   status.rebase = registration.rebase;
   status.rebase_reason = registration.rebase_reason;
+  status.inlined_filter_reason = registration.inlined_filter_reason;
   return status;
 }
 

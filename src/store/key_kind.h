@@ -86,11 +86,12 @@ enum class Kind : uint8_t {
   kSchemaVersion = 0x40,  // (table_id, begin_snapshot)
 
   // inline_data subspace (RFC 0005).
-  kInlinedRow = 0x50,          // (table_id, schema_version, row_id, begin_snapshot); formats 0-2
-  kInlinedTableShape = 0x51,   // (table_id, schema_version): a created inlined data table
-  kInlinedDelete = 0x52,       // (table_id, file_id, row_id)
-  kInlinedDeleteTable = 0x53,  // (table_id): the inlined delete table exists
-  kInlinedRowBatch = 0x54,     // (table_id, schema_version, begin_snapshot): a commit's rows
+  kInlinedRow = 0x50,           // (table_id, schema_version, row_id, begin_snapshot); formats 0-2
+  kInlinedTableShape = 0x51,    // (table_id, schema_version): a created inlined data table
+  kInlinedDelete = 0x52,        // (table_id, file_id, row_id)
+  kInlinedDeleteTable = 0x53,   // (table_id): the inlined delete table exists
+  kInlinedRowBatch = 0x54,      // (table_id, schema_version, begin_snapshot): a commit's rows
+  kInlinedBatchSummary = 0x55,  // (table_id, schema_version, begin_snapshot / 64): a page
 
   // changelog subspace (reserved for RFC 0009).
   kChangelog = 0x60,  // (snapshot_id)
@@ -111,7 +112,7 @@ struct KindInfo {
   bool versioned;     // ended versions move to history (arity + 1 there)
 };
 
-inline constexpr std::array<KindInfo, 44> kKindTable = {{
+inline constexpr std::array<KindInfo, 45> kKindTable = {{
     {Kind::kFormat, "format", Subspace::kSystem, 0, false, false},
     {Kind::kHead, "head", Subspace::kSystem, 0, false, false},
     {Kind::kMigration, "migration", Subspace::kSystem, 0, false, false},
@@ -156,6 +157,7 @@ inline constexpr std::array<KindInfo, 44> kKindTable = {{
     {Kind::kInlinedDelete, "inlined_delete", Subspace::kInlineData, 3, true, false},
     {Kind::kInlinedDeleteTable, "inlined_delete_table", Subspace::kInlineData, 1, true, false},
     {Kind::kInlinedRowBatch, "inlined_row_batch", Subspace::kInlineData, 3, true, false},
+    {Kind::kInlinedBatchSummary, "inlined_batch_summary", Subspace::kInlineData, 3, true, false},
     {Kind::kChangelog, "changelog", Subspace::kChangelog, 1, false, false},
 }};
 

@@ -16,6 +16,7 @@
 #include "catalog/records.h"
 #include "catalog/row_mapping.h"
 #include "commit/lake/store_records.h"
+#include "commit/rows/inlined_batch_summary.h"
 #include "commit/rows/inlined_row_batch.h"
 #include "commit/tags/protected_tag.h"
 #include "store/error.h"
@@ -125,6 +126,7 @@ class Verifier {
     CheckReferences();
     CheckIds();
     CheckInlined();
+    CheckBatchSummaries();
     CheckFormatAndCatalogVersion();
     CheckProtectedTags();
     return std::move(report_);
@@ -234,6 +236,36 @@ class Verifier {
           newest_batch_.emplace(static_cast<int64_t>(c[2]), key.ToString());
         }
         CheckInlinedBatch(key, batch);
+        try {
+          actual_summaries_[{c[0], c[1], static_cast<int64_t>(c[2])}] = {
+              key.ToString(), commit::inlined::Summarize(
+                                  static_cast<int64_t>(c[2]), store::FrameValue(key.kind(), batch),
+                                  static_cast<size_t>(batch.columns_size()))};
+        } catch (const store::Error&) {
+          // CheckInlinedBatch reported what is wrong with the batch.
+        }
+        break;
+      }
+      case Kind::kInlinedBatchSummary: {
+        commit::inlined::SummaryPage page;
+        const std::string value = store::FrameValue(key.kind(), *record);
+        try {
+          page.Read(value);
+        } catch (const store::Error& error) {
+          Report("inlined-batch-summary", key.ToString(), error.what());
+          break;
+        }
+        for (size_t batch = 0; batch < page.size(); ++batch) {
+          const int64_t begin = page.begin_snapshot(batch);
+          if (begin < 0 ||
+              static_cast<uint64_t>(begin / commit::inlined::kSummaryPageSnapshots) != c[2]) {
+            Report("inlined-batch-summary", key.ToString(),
+                   "summarizes a batch of snapshot " + std::to_string(begin) +
+                       ", which belongs to another page");
+            continue;
+          }
+          stored_summaries_[{c[0], c[1], begin}] = {key.ToString(), page.Decode(batch)};
+        }
         break;
       }
       case Kind::kInlinedDeleteTable:
@@ -789,6 +821,43 @@ class Verifier {
     }
   }
 
+  // Where the head says every inlined batch has its summary, each has, as
+  // the batch is now, and no summary is of a batch that is not there.
+  void CheckBatchSummaries() {
+    if (!head_->inlined_batch_summaries()) return;
+    // Bounds an order left out (a tool without the DuckDB shim wrote them,
+    // or verifies them) are not compared.
+    const auto same_bounds = [](const auto& stored, const auto& actual) {
+      return stored.has_null == actual.has_null && stored.has_value == actual.has_value &&
+             (!stored.ordered || !actual.ordered ||
+              (stored.min == actual.min && stored.max == actual.max));
+    };
+    for (const auto& [batch, actual] : actual_summaries_) {
+      const auto found = stored_summaries_.find(batch);
+      if (found == stored_summaries_.end()) {
+        Report("inlined-batch-summary", actual.first, "the batch has no summary");
+        continue;
+      }
+      const auto& stored = found->second.second;
+      bool same = stored.rows == actual.second.rows && stored.ended == actual.second.ended &&
+                  stored.columns.size() == actual.second.columns.size();
+      for (size_t column = 0; same && column < stored.columns.size(); ++column) {
+        same = same_bounds(stored.columns[column], actual.second.columns[column]);
+      }
+      if (!same) {
+        Report("inlined-batch-summary", actual.first,
+               "the batch's summary in " + found->second.first + " is not the batch's");
+      }
+    }
+    for (const auto& [batch, stored] : stored_summaries_) {
+      if (!actual_summaries_.count(batch)) {
+        Report("inlined-batch-summary", stored.first,
+               "summarizes a batch of snapshot " + std::to_string(std::get<2>(batch)) +
+                   " that the store does not hold");
+      }
+    }
+  }
+
   // A batch's lists agree with each other, its row ids are distinct and
   // non-negative, and every column holds one cell per row.
   void CheckInlinedBatch(const Key& key, const store::v1::InlinedRowBatchRecord& batch) {
@@ -891,6 +960,11 @@ class Verifier {
     int columns = 0;
   };
   std::vector<BatchColumns> batch_columns_;
+  // Inlined batches' summaries by (table, schema version, begin snapshot):
+  // as stored (page key, summary), and as the batches are (batch key, summary).
+  using BatchIdentity = std::tuple<uint64_t, uint64_t, int64_t>;
+  std::map<BatchIdentity, std::pair<std::string, commit::inlined::BatchSummary>> stored_summaries_,
+      actual_summaries_;
   // The inlined batch with the newest begin snapshot: (snapshot, key).
   std::optional<std::pair<int64_t, std::string>> newest_batch_;
   std::set<uint64_t> delete_tables_;

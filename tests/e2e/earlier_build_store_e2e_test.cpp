@@ -51,6 +51,9 @@ TEST(StoreOfAnEarlierBuild, ReadsThroughDuckLakeAndVerifiesClean) {
   const auto report = commit::MigrateStore(location);
   EXPECT_EQ(report.from, 2u);
   EXPECT_EQ(report.to, commit::kStoreFormatVersion);
+  // Its inlined batches are summarized too: verify checks every summary
+  // against its batch, and the queries below read them.
+  EXPECT_TRUE(report.summarized);
   test::ExpectStoreVerifies(location);
   test::DuckLakeSession session;
   // The lake was made with DATA_PATH '/data/files/'; its rows are all inlined.
@@ -59,6 +62,8 @@ TEST(StoreOfAnEarlierBuild, ReadsThroughDuckLakeAndVerifiesClean) {
   EXPECT_EQ(session.Query("SELECT count(*), sum(id), count(DISTINCT name) FROM lake.t"),
             (test::Rows{{"300", "44850", "300"}}));
   EXPECT_EQ(session.Query("SELECT count(*) FROM lake.snapshots()"), (test::Rows{{"302"}}));
+  EXPECT_EQ(session.Query("SELECT count(*), sum(id) FROM lake.t WHERE id BETWEEN 10 AND 19"),
+            (test::Rows{{"10", "145"}}));
   // It takes writes as well: the next commit lands on the old files.
   session.Run("INSERT INTO lake.t VALUES (300, 'after')");
   EXPECT_EQ(session.Query("SELECT count(*) FROM lake.t"), (test::Rows{{"301"}}));

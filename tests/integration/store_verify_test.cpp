@@ -9,6 +9,7 @@
 #include <string>
 
 #include "catalog/records.h"
+#include "commit/rows/inlined_batch_summary.h"
 #include "commit/rows/inlined_row_batch.h"
 #include "commit/verbs/catalog.h"
 #include "store/error.h"
@@ -194,6 +195,30 @@ TEST_F(StoreVerify, AnInlinedBatchBeyondTheHeadsBoundIsReported) {
   });
   const tools::VerifyReport report = Verify();
   EXPECT_TRUE(Has(report, "inlined-batch-beyond-bound", key.ToString())) << Lines(report);
+}
+
+// A new lake keeps a summary of every inlined batch (its head says so), so a
+// batch without one, or a summary of a batch the store does not hold, is
+// damage.
+TEST_F(StoreVerify, AnInlinedBatchWithoutItsSummaryAndASummaryWithoutItsBatchAreReported) {
+  EXPECT_TRUE(Lines(Verify()).find("inlined-batch-summary") == std::string::npos);
+  const Key batch_key = Key::Current(Kind::kInlinedRowBatch, {T(), 1, 5});
+  const Key page_key = Key::Current(Kind::kInlinedBatchSummary, {T(), 1, 1});
+  Damage([&](store::KvStore&, store::WriteBatch& batch) {
+    commit::inlined::InlinedRowBatch rows(1);
+    rows.Append({.row_id = 0,
+                 .end_snapshot = std::nullopt,
+                 .cells = {std::string("\x02\x19x")},
+                 .removed = false});
+    batch.Put(batch_key.Encode(), rows.Encode());
+    // Page 1 holds the batches of snapshots 64 to 127.
+    batch.Put(page_key.Encode(),
+              commit::inlined::EncodeSummaryPage(
+                  {{.begin_snapshot = 70, .rows = 1, .ended = {}, .columns = {}}}));
+  });
+  const tools::VerifyReport report = Verify();
+  EXPECT_TRUE(Has(report, "inlined-batch-summary", batch_key.ToString())) << Lines(report);
+  EXPECT_TRUE(Has(report, "inlined-batch-summary", page_key.ToString())) << Lines(report);
 }
 
 TEST_F(StoreVerify, AColumnOfATableThatDoesNotExistIsReported) {

@@ -24,10 +24,12 @@ inline constexpr const char* kWrittenBy = "moraine 0.1.0";
 const std::string& HeadKey();
 // A framed head record; `newest_counters`, if given, are snapshot_id's;
 // `inlined_batches_through`, if given, bounds every inlined batch's begin
-// snapshot (records.proto).
+// snapshot; `inlined_batch_summaries` says every batch has its summary
+// (records.proto).
 std::string EncodeHead(int64_t snapshot_id, uint64_t batch_count,
                        const store::v1::HeadCounters* newest_counters = nullptr,
-                       std::optional<int64_t> inlined_batches_through = std::nullopt);
+                       std::optional<int64_t> inlined_batches_through = std::nullopt,
+                       bool inlined_batch_summaries = false);
 // The snapshot id a framed head record names. Throws store::CorruptionError.
 int64_t DecodeHeadSnapshotId(std::string_view value);
 // The number of batches a framed head record counts (every commit adds one).

@@ -1,5 +1,7 @@
 #include "commit/migrations/store_format.h"
 
+#include "commit/rows/inlined_batch_summary.h"
+
 #include "commit/lake/store_records.h"
 #include "commit/migrations/inlined_rows_repack.h"
 #include "commit/migrations/stats_repack.h"
@@ -70,6 +72,36 @@ void RequireCurrentStoreFormat(store::KvStore& store) {
       std::to_string(kStoreFormatVersion) + " that this build uses; " + MigrateHint(location));
 }
 
+namespace {
+
+// Writes the summaries of every inlined row batch of `store` (of this build's
+// format) and a head that says so, unless its head says so already; whether
+// it wrote them. One batch conditional on the head, as the format's.
+bool SummarizeInlinedBatches(store::KvStore& store, const std::string& location) {
+  const auto snapshot = store.GetSnapshot();
+  const auto head = snapshot->Get(HeadKey());
+  if (!head) return false;
+  store::v1::HeadRecord head_record;
+  store::UnframeValue(store::Kind::kHead, *head, &head_record);
+  if (head_record.inlined_batch_summaries()) return false;
+  store::WriteBatch batch;
+  inlined::SummarizeEveryBatch(*snapshot, &batch);
+  batch.Put(
+      HeadKey(),
+      EncodeHead(static_cast<int64_t>(head_record.snapshot_id()), head_record.batch_count() + 1,
+                 head_record.has_newest_counters() ? &head_record.newest_counters() : nullptr,
+                 head_record.has_inlined_batches_through()
+                     ? std::optional<int64_t>(head_record.inlined_batches_through())
+                     : std::nullopt,
+                 /*inlined_batch_summaries=*/true));
+  if (!store.WriteIfHeadUnchanged(HeadKey(), head, batch)) {
+    throw store::ConflictError("store '" + location + "' changed during migration; retry");
+  }
+  return true;
+}
+
+}  // namespace
+
 MigrationReport MigrateStore(const std::string& location) {
   auto store = store::OpenKvStore({.location = location, .create_if_missing = false});
   auto snapshot = store->GetSnapshot();
@@ -83,6 +115,7 @@ MigrationReport MigrateStore(const std::string& location) {
   }
   if (*format == kStoreFormatVersion && !snapshot->Get(MigrationKey())) {
     report.from = report.to;
+    report.summarized = SummarizeInlinedBatches(*store, location);
     return report;
   }
   // Format 0 -> 1 added the format record (the layout was otherwise the
@@ -103,6 +136,7 @@ MigrationReport MigrateStore(const std::string& location) {
   if (!store->WriteIfHeadUnchanged(HeadKey(), head, batch)) {
     throw store::ConflictError("store '" + location + "' changed during migration; retry");
   }
+  report.summarized = SummarizeInlinedBatches(*store, location);
   return report;
 }
 

@@ -29,11 +29,16 @@ void RequireCurrentStoreFormat(store::KvStore& store);
 struct MigrationReport {
   uint64_t from = 0;
   uint64_t to = 0;
+  // Whether it wrote the summaries of the lake's inlined row batches, which
+  // the lake's head did not say it kept (commit/rows/inlined_batch_summary.h).
+  bool summarized = false;
   bool migrated() const { return from != to; }
 };
 
 // Upgrades the store at `location` to this build's format in one atomic
-// batch; idempotent (a current store is reported and left alone). Throws
+// batch, then, unless its head says it keeps them, writes the summaries of
+// its inlined row batches in a second; idempotent (a current store is
+// reported and left alone). Throws
 // store::UnsupportedVersionError for a newer store and store::NotFoundError
 // for a location that holds no store.
 MigrationReport MigrateStore(const std::string& location);

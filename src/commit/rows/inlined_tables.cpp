@@ -73,12 +73,16 @@ store::Key RowKey(const InlinedTableName& name, const Row& row) {
     // inlined row by ending it and inserting the new version under the same
     // row id), so a batch holds a row id once.
     Id(name, row[0], "row_id");
-    return store::Key::Current(
-        Kind::kInlinedRowBatch,
-        {table, static_cast<uint64_t>(name.schema_version), Id(name, row[1], "begin_snapshot")});
+    return BatchKey(name, static_cast<int64_t>(Id(name, row[1], "begin_snapshot")));
   }
   return store::Key::Current(Kind::kInlinedDelete,
                              {table, Id(name, row[0], "file_id"), Id(name, row[1], "row_id")});
+}
+
+store::Key BatchKey(const InlinedTableName& name, int64_t begin_snapshot) {
+  return store::Key::Current(Kind::kInlinedRowBatch, {static_cast<uint64_t>(name.table_id),
+                                                      static_cast<uint64_t>(name.schema_version),
+                                                      static_cast<uint64_t>(begin_snapshot)});
 }
 
 int64_t BatchBeginSnapshot(std::string_view key) {

@@ -31,6 +31,8 @@ store::KeyRange RowRange(const catalog::InlinedTableName& name);
 // The key of the record holding a row of the table (a data row's batch);
 // throws store::InvalidArgumentError for a NULL or negative identity.
 store::Key RowKey(const catalog::InlinedTableName& name, const catalog::Row& row);
+// The key of data table `name`'s batch of the rows that began at `begin_snapshot`.
+store::Key BatchKey(const catalog::InlinedTableName& name, int64_t begin_snapshot);
 // The begin_snapshot of the batch stored under `key`, a key of RowRange of
 // a data table: its last component, read in place (a scan reads one per
 // batch). Throws what store::Key::Decode throws for a key of another shape.

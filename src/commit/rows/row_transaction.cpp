@@ -11,6 +11,7 @@
 #include "catalog/row_mapping.h"
 #include "commit/lake/catalog_caching_store.h"
 #include "commit/lake/store_records.h"
+#include "commit/rows/inlined_batch_summary.h"
 #include "commit/rows/inlined_tables.h"
 #include "commit/rows/snapshot_rebase.h"
 #include "commit/rows/staged_view.h"
@@ -138,28 +139,51 @@ class StoreRowTransaction final : public RowTransaction {
 
   void ScanInlinedBatches(std::string_view table, int64_t snapshot,
                           const InlinedBatchVisitor& visit) override {
-    RequireOpen();
-    const auto name = catalog::ParseInlinedTableName(table);
-    const auto shape = name && name->kind == InlinedTableName::kData
-                           ? view_.Get(inlined::ExistenceKey(*name).Encode())
-                           : std::nullopt;
-    if (!shape) throw store::NotFoundError("no inlined data table " + std::string(table));
+    const auto [name, user_columns] = InlinedDataTable(table);
     if (snapshot < 0) return;
     staged_.FlushContainers();
-    const size_t user_columns = inlined::UserColumnCount(*name, *shape);
-    store::KeyRange range = inlined::RowRange(*name);
-    if (snapshot < INT64_MAX) {
-      range.end =
-          store::Key::Current(Kind::kInlinedRowBatch, {static_cast<uint64_t>(name->table_id),
-                                                       static_cast<uint64_t>(name->schema_version),
-                                                       static_cast<uint64_t>(snapshot) + 1})
-              .Encode();
-    }
+    store::KeyRange range = inlined::RowRange(name);
+    if (snapshot < INT64_MAX) range.end = inlined::BatchKey(name, snapshot + 1).Encode();
     inlined::InlinedRowBatchView batch;
     view_.Scan(range, [&](std::string_view key, std::string_view value) {
       batch.Read(value, user_columns);
       visit(inlined::BatchBeginSnapshot(key), batch);
     });
+  }
+
+  bool VisitInlinedBatchSummaries(std::string_view table, int64_t snapshot,
+                                  const InlinedSummaryVisitor& visit) override {
+    const auto name = InlinedDataTable(table).first;
+    staged_.FlushContainers();
+    if (!KeepsBatchSummaries() || view_.StagesAnyIn(inlined::RowRange(name))) return false;
+    if (snapshot < 0) return true;
+    // Through the page holding `snapshot`, whose later batches are left out.
+    store::KeyRange range = inlined::SummaryRange(name);
+    if (snapshot <= INT64_MAX - inlined::kSummaryPageSnapshots) {
+      range.end = inlined::SummaryPageKey(name, snapshot + inlined::kSummaryPageSnapshots).Encode();
+    }
+    inlined::SummaryPage page;
+    view_.Scan(range, [&](std::string_view, std::string_view value) {
+      page.Read(value);
+      for (size_t batch = 0; batch < page.size() && page.begin_snapshot(batch) <= snapshot;
+           ++batch) {
+        visit(page, batch);
+      }
+    });
+    return true;
+  }
+
+  void ReadInlinedBatches(std::string_view table, const std::vector<int64_t>& begin_snapshots,
+                          const InlinedBatchVisitor& visit) override {
+    const auto [name, user_columns] = InlinedDataTable(table);
+    staged_.FlushContainers();
+    inlined::InlinedRowBatchView batch;
+    for (const int64_t begin : begin_snapshots) {
+      const auto value = view_.Get(inlined::BatchKey(name, begin).Encode());
+      if (!value) continue;
+      batch.Read(*value, user_columns);
+      visit(begin, batch);
+    }
   }
 
   std::optional<int64_t> MaxColumnId(int64_t table_id) override {
@@ -366,6 +390,10 @@ class StoreRowTransaction final : public RowTransaction {
   // Writes the staged batch if the head is still the one this transaction
   // began at; null if it is not.
   std::unique_ptr<store::LandedWrite> Land() {
+    // The summaries of the batches this commit writes land with them, where
+    // the lake keeps them (commit/rows/inlined_batch_summary.h).
+    const bool summaries = KeepsBatchSummaries();
+    if (summaries) inlined::UpdateSummaryPages(view_);
     store::WriteBatch batch;
     view_.AppendTo(&batch);
     int64_t head_snapshot = head_value_ ? static_cast<int64_t>(head_.snapshot_id()) : -1;
@@ -380,9 +408,29 @@ class StoreRowTransaction final : public RowTransaction {
       batch.Put(FormatKey(), EncodeFormat());
     }
     const auto counters = NewestCounters(head_snapshot);
-    batch.Put(HeadKey(), EncodeHead(head_snapshot, head_.batch_count() + 1,
-                                    counters ? &*counters : nullptr, NewInlinedBatchesThrough()));
+    batch.Put(HeadKey(),
+              EncodeHead(head_snapshot, head_.batch_count() + 1, counters ? &*counters : nullptr,
+                         NewInlinedBatchesThrough(), summaries));
     return store_.store()->LandIfHeadUnchanged(HeadKey(), head_value_, batch);
+  }
+
+  // The inlined data table `table` this transaction serves, and its user
+  // column count; throws store::NotFoundError for any other.
+  std::pair<InlinedTableName, size_t> InlinedDataTable(std::string_view table) {
+    RequireOpen();
+    const auto name = catalog::ParseInlinedTableName(table);
+    const auto shape = name && name->kind == InlinedTableName::kData
+                           ? view_.Get(inlined::ExistenceKey(*name).Encode())
+                           : std::nullopt;
+    if (!shape) throw store::NotFoundError("no inlined data table " + std::string(table));
+    return {*name, inlined::UserColumnCount(*name, *shape)};
+  }
+
+  // Whether the lake this transaction read keeps a summary of every inlined
+  // batch: a new lake does from its first commit; a lake does as long as
+  // every commit since kept them (records.proto).
+  bool KeepsBatchSummaries() const {
+    return !head_value_ || (head_.has_inlined_batch_summaries() && head_.inlined_batch_summaries());
   }
 
   // The bound on inlined batches' begin snapshots the head this transaction

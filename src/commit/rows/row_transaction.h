@@ -40,6 +40,10 @@
 
 namespace moraine::commit {
 
+namespace inlined {
+class SummaryPage;
+}  // namespace inlined
+
 using catalog::Cell;
 using catalog::OpaqueValue;
 using catalog::Row;
@@ -232,6 +236,21 @@ class RowTransaction {
   using InlinedBatchVisitor =
       std::function<void(int64_t begin_snapshot, const inlined::InlinedRowBatchView& batch)>;
   virtual void ScanInlinedBatches(std::string_view table, int64_t snapshot,
+                                  const InlinedBatchVisitor& visit) = 0;
+  // Visits the summaries (commit/rows/inlined_batch_summary.h) of the
+  // batches ScanInlinedBatches would visit, in the same order: visit(page,
+  // batch), the page valid for the call. Returns false, visiting nothing,
+  // unless the lake keeps one for every batch (its head says so) and this
+  // transaction stages no batch of `table`: then the batches are to be read.
+  // Throws what ScanInlinedBatches throws.
+  using InlinedSummaryVisitor = std::function<void(const inlined::SummaryPage& page, size_t batch)>;
+  virtual bool VisitInlinedBatchSummaries(std::string_view table, int64_t snapshot,
+                                          const InlinedSummaryVisitor& visit) = 0;
+  // The batches of `table` that began at `begin_snapshots` (ascending), as
+  // ScanInlinedBatches visits them; a begin snapshot with no batch is
+  // passed over. Throws what ScanInlinedBatches throws.
+  virtual void ReadInlinedBatches(std::string_view table,
+                                  const std::vector<int64_t>& begin_snapshots,
                                   const InlinedBatchVisitor& visit) = 0;
 
   // --- The catalog version (RFC 0012) ---

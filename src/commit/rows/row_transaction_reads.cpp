@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "commit/rows/row_transaction.h"
+
+#include "commit/rows/inlined_batch_summary.h"
 #include "commit/rows/table_rows.h"
 
 namespace moraine::commit {
@@ -156,8 +158,14 @@ int64_t RowTransaction::NetDataFileRowCount(int64_t table_id, int64_t snapshot, 
 
 int64_t RowTransaction::LiveInlinedRowCount(std::string_view table, int64_t snapshot) {
   // The batches that began by `snapshot`, less their rows ended by then: no
-  // cell is read.
+  // cell is read, and where the lake keeps the batches' summaries, no batch.
   int64_t count = 0;
+  if (VisitInlinedBatchSummaries(table, snapshot,
+                                 [&](const inlined::SummaryPage& page, size_t batch) {
+                                   count += page.LiveRows(batch, snapshot);
+                                 })) {
+    return count;
+  }
   ScanInlinedBatches(table, snapshot, [&](int64_t, const inlined::InlinedRowBatchView& batch) {
     for (size_t row = 0; row < batch.size(); ++row) {
       const auto end = batch.end_snapshot(row);

@@ -69,10 +69,24 @@ void StagedView::AppendTo(store::WriteBatch* batch) const {
 
 void StagedView::VisitStagedPuts(const store::KeyRange& range,
                                  const std::function<void(std::string_view key)>& visit) const {
+  VisitStagedWrites(range, [&](std::string_view key, const std::optional<std::string>& value) {
+    if (value) visit(key);
+  });
+}
+
+void StagedView::VisitStagedWrites(
+    const store::KeyRange& range,
+    const std::function<void(std::string_view key, const std::optional<std::string>& value)>& visit)
+    const {
   for (auto it = writes_.lower_bound(range.begin);
        it != writes_.end() && (range.end.empty() || it->first < range.end); ++it) {
-    if (it->second) visit(it->first);
+    visit(it->first, it->second);
   }
+}
+
+bool StagedView::StagesAnyIn(const store::KeyRange& range) const {
+  const auto it = writes_.lower_bound(range.begin);
+  return it != writes_.end() && (range.end.empty() || it->first < range.end);
 }
 
 }  // namespace moraine::commit

@@ -45,6 +45,14 @@ class StagedView {
   // The staged puts in `range`, in key order (staged deletes left out).
   void VisitStagedPuts(const store::KeyRange& range,
                        const std::function<void(std::string_view key)>& visit) const;
+  // The staged writes in `range`, in key order: each key with its value,
+  // nullopt for a delete.
+  void VisitStagedWrites(
+      const store::KeyRange& range,
+      const std::function<void(std::string_view key, const std::optional<std::string>& value)>&
+          visit) const;
+  // Whether this view stages any write in `range`.
+  bool StagesAnyIn(const store::KeyRange& range) const;
 
  private:
   std::unique_ptr<store::KvSnapshot> snapshot_;
