@@ -82,9 +82,8 @@ int FindRelro(dl_phdr_info* info, size_t, void* data) {
 }  // namespace
 
 std::string InlinedReaderHook::Install(const DuckLakeModule& module) {
-  static std::string installed_reason;
   static bool installed = false;
-  if (installed) return installed_reason;
+  if (installed) return {};
   void* try_initialize = module.Symbol(ducklake_abi::kInlinedReaderTryInitializeScanSymbol);
   void* scan = module.Symbol(ducklake_abi::kInlinedReaderScanSymbol);
   if (!try_initialize || !scan) return "DuckLake does not export its inlined reader's methods";
@@ -126,7 +125,7 @@ std::string InlinedReaderHook::Install(const DuckLakeModule& module) {
   __atomic_store_n(slot, reinterpret_cast<void*>(&TryInitializeScanWithFilters), __ATOMIC_RELEASE);
   mprotect(page_start, static_cast<size_t>(page), PROT_READ);
   installed = true;
-  return installed_reason;
+  return {};
 }
 
 const InlinedReaderHook::Scan* InlinedReaderHook::Current() { return current_scan; }

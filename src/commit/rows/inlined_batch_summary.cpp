@@ -91,6 +91,25 @@ class BoundsBuilder {
   ColumnBounds<std::string> bounds_;
 };
 
+// The data table and begin snapshot of the batch stored under `key`.
+std::pair<catalog::InlinedTableName, int64_t> BatchOf(std::string_view key) {
+  const store::Key decoded = store::Key::Decode(key);
+  return {{catalog::InlinedTableName::kData, static_cast<int64_t>(decoded.component(0)),
+           static_cast<int64_t>(decoded.component(1))},
+          static_cast<int64_t>(decoded.component(2))};
+}
+
+// The user column count of data table `table`, whose shape `shape` read
+// (nullopt: the store holds a batch of a table that does not exist).
+size_t UserColumnsOf(const catalog::InlinedTableName& table,
+                     const std::optional<std::string>& shape) {
+  if (!shape) {
+    throw store::CorruptionError("a batch of " + catalog::FormatInlinedTableName(table) +
+                                 " is in the store, but the table does not exist");
+  }
+  return UserColumnCount(table, *shape);
+}
+
 }  // namespace
 
 void SetCellOrder(const CellOrder* order) { cell_order.store(order, std::memory_order_release); }
@@ -230,23 +249,14 @@ void SummarizeEveryBatch(const store::KvSnapshot& snapshot, store::WriteBatch* b
   std::map<std::pair<int64_t, int64_t>, size_t> user_columns;
   const auto batches = store::PrefixRange(store::Subspace::kInlineData, Kind::kInlinedRowBatch);
   for (auto it = snapshot.Scan(batches); it->Valid(); it->Next()) {
-    const store::Key key = store::Key::Decode(it->key());
-    const catalog::InlinedTableName table{catalog::InlinedTableName::kData,
-                                          static_cast<int64_t>(key.component(0)),
-                                          static_cast<int64_t>(key.component(1))};
+    const auto [table, begin] = BatchOf(it->key());
     auto columns = user_columns.find({table.table_id, table.schema_version});
     if (columns == user_columns.end()) {
-      const auto shape = snapshot.Get(ExistenceKey(table).Encode());
-      if (!shape) {
-        throw store::CorruptionError("a batch of " + catalog::FormatInlinedTableName(table) +
-                                     " is stored, but the table does not exist");
-      }
       columns = user_columns
                     .emplace(std::make_pair(table.table_id, table.schema_version),
-                             UserColumnCount(table, *shape))
+                             UserColumnsOf(table, snapshot.Get(ExistenceKey(table).Encode())))
                     .first;
     }
-    const auto begin = static_cast<int64_t>(key.component(2));
     summarized[SummaryPageKey(table, begin).Encode()].push_back(
         Summarize(begin, it->value(), columns->second));
   }
@@ -267,11 +277,7 @@ void UpdateSummaryPages(StagedView& view) {
   view.VisitStagedWrites(
       store::PrefixRange(store::Subspace::kInlineData, Kind::kInlinedRowBatch),
       [&](std::string_view key, const std::optional<std::string>& value) {
-        const store::Key decoded = store::Key::Decode(key);
-        const catalog::InlinedTableName table{catalog::InlinedTableName::kData,
-                                              static_cast<int64_t>(decoded.component(0)),
-                                              static_cast<int64_t>(decoded.component(1))};
-        const auto begin = static_cast<int64_t>(decoded.component(2));
+        const auto [table, begin] = BatchOf(key);
         pages[SummaryPageKey(table, begin).Encode()].push_back({table, begin, value});
       });
   SummaryPage stored_page;
@@ -290,14 +296,8 @@ void UpdateSummaryPages(StagedView& view) {
         by_begin.erase(write.begin);
         continue;
       }
-      if (!user_columns) {
-        const auto shape = view.Get(ExistenceKey(table).Encode());
-        if (!shape) {
-          throw store::CorruptionError("a batch of " + catalog::FormatInlinedTableName(table) +
-                                       " is written, but the table does not exist");
-        }
-        user_columns = UserColumnCount(table, *shape);
-      }
+      if (!user_columns)
+        user_columns = UserColumnsOf(table, view.Get(ExistenceKey(table).Encode()));
       by_begin[write.begin] = Summarize(write.begin, *write.value, *user_columns);
     }
     if (by_begin.empty()) {
