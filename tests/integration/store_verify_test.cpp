@@ -221,6 +221,23 @@ TEST_F(StoreVerify, AnInlinedBatchWithoutItsSummaryAndASummaryWithoutItsBatchAre
   EXPECT_TRUE(Has(report, "inlined-batch-summary", page_key.ToString())) << Lines(report);
 }
 
+// A page whose bounds run past its batches is no page: verify names it, as
+// a read of it throws CorruptionError.
+TEST_F(StoreVerify, ASummaryPageThatDoesNotParseIsReported) {
+  const Key page_key = Key::Current(Kind::kInlinedBatchSummary, {T(), 1, 0});
+  store::v1::InlinedBatchSummaryPage page;
+  page.add_begin_snapshots(5);
+  page.add_rows(1);
+  page.add_ended_counts(0);
+  page.add_column_bounds(std::string("\x06\x09x", 3));  // a 9-byte cell of 1 byte
+  const std::string value = store::FrameValue(Kind::kInlinedBatchSummary, page);
+  commit::inlined::SummaryPage read;
+  EXPECT_THROW(read.Read(value), store::CorruptionError);
+  Damage([&](store::KvStore&, store::WriteBatch& batch) { batch.Put(page_key.Encode(), value); });
+  const tools::VerifyReport report = Verify();
+  EXPECT_TRUE(Has(report, "inlined-batch-summary", page_key.ToString())) << Lines(report);
+}
+
 TEST_F(StoreVerify, AColumnOfATableThatDoesNotExistIsReported) {
   const Key key = Key::Current(Kind::kColumn, {T() + 100, 1});
   Damage([&](store::KvStore& kv, store::WriteBatch& batch) {
