@@ -10,8 +10,8 @@ int RunMigrate(const std::string& path, std::ostream& out) {
     out << "migrated " << path << " from store format " << report.from << " to " << report.to
         << "\n";
   } else if (report.summarized) {
-    out << "summarized the inlined row batches of " << path << " (store format " << report.to
-        << ")\n";
+    out << "summarized the inlined row batches and data files of " << path << " (store format "
+        << report.to << ")\n";
   } else {
     out << path << " is already at store format " << report.to << "; nothing to do\n";
   }

@@ -4,6 +4,7 @@
 #include <set>
 #include <string_view>
 
+#include "commit/rows/data_file_summary.h"
 #include "commit/rows/table_rows.h"
 #include "duckdb/common/string_util.hpp"
 #include "store/error.h"
@@ -90,6 +91,43 @@ bool FileListRead::AddFilters(const abi::FilterPushdownInfo& filters) {
   return true;
 }
 
+bool FileListRead::ReadSummaries(commit::RowTransaction& rows, int64_t table_id, int64_t snapshot) {
+  if (filters_.empty()) return false;
+  for (const auto& filter : filters_) {
+    if (filter.field_id > commit::files::kMaxSummarizedColumnId) return false;
+  }
+  std::vector<int64_t> live;
+  const bool summarized =
+      rows.VisitDataFileSummaries(table_id, [&](const store::v1::DataFileSummary& summary) {
+        if (!commit::files::LiveAt(summary, snapshot)) return;
+        live.push_back(summary.data_file_id());
+        for (auto& filter : filters_) {
+          const auto* entry = commit::files::FindColumn(summary, filter.field_id);
+          if (!entry) continue;
+          filter.stats[summary.data_file_id()] = {
+              entry->has_min_value() ? std::optional(entry->min_value()) : std::nullopt,
+              entry->has_max_value() ? std::optional(entry->max_value()) : std::nullopt,
+              entry->has_null_count() ? std::optional(entry->null_count()) : std::nullopt,
+              entry->has_value_count() ? std::optional(entry->value_count()) : std::nullopt,
+              entry->has_contains_nan() ? std::optional(entry->contains_nan()) : std::nullopt};
+        }
+      });
+  if (!summarized) {
+    for (auto& filter : filters_) filter.stats.clear();
+    return false;
+  }
+  summarized_live_ = std::move(live);
+  return true;
+}
+
+void FileListRead::DecideSummarized() {
+  std::set<int64_t> kept;
+  for (const int64_t id : *summarized_live_) {
+    if (Kept(id)) kept.insert(id);
+  }
+  kept_ = std::move(kept);
+}
+
 bool FileListRead::Read(commit::RowTransaction& rows, Shape shape, int64_t table_id,
                         int64_t snapshot, bool at_head, const std::string& inlined_deletions) {
   try {
@@ -100,34 +138,41 @@ bool FileListRead::Read(commit::RowTransaction& rows, Shape shape, int64_t table
       }
     }
     bool readable = true;
-    commit::TableRows(rows, "ducklake_data_file",
-                      WithFileColumns({"table_id", "data_file_id"},
-                                      {"row_id_start", "begin_snapshot", "partial_max",
-                                       "mapping_id", "record_count"}))
-        .ForEachLive(
-            snapshot, at_head,
-            [&](const std::vector<size_t>& at, const Row& row) {
-              DataFileRow file;
-              const auto id = IntCell(row[at[1]]);
-              const auto begin = IntCell(row[at[8]]);
-              if (!id || !begin || !ReadStoredFile(at, row, 2, file.file)) {
-                readable = false;
-                return;
-              }
-              file.id = *id;
-              file.row_id_start = IntCell(row[at[7]]);
-              file.begin_snapshot = *begin;
-              file.partial_max = IntCell(row[at[9]]);
-              file.mapping_id = IntCell(row[at[10]]);
-              file.record_count = IntCell(row[at[11]]);
-              // DuckLake's extended list reads the count as a number, never NULL.
-              if (shape == Shape::kExtended && !file.record_count) {
-                readable = false;
-                return;
-              }
-              data_files_.push_back(std::move(file));
-            },
-            table_id);
+    const commit::TableRows::Visit read_data_file = [&](const std::vector<size_t>& at,
+                                                        const Row& row) {
+      DataFileRow file;
+      const auto id = IntCell(row[at[1]]);
+      // Of the files the summaries decided, those the filters keep.
+      if (kept_ && id && !kept_->count(*id)) return;
+      const auto begin = IntCell(row[at[8]]);
+      if (!id || !begin || !ReadStoredFile(at, row, 2, file.file)) {
+        readable = false;
+        return;
+      }
+      file.id = *id;
+      file.row_id_start = IntCell(row[at[7]]);
+      file.begin_snapshot = *begin;
+      file.partial_max = IntCell(row[at[9]]);
+      file.mapping_id = IntCell(row[at[10]]);
+      file.record_count = IntCell(row[at[11]]);
+      // DuckLake's extended list reads the count as a number, never NULL.
+      if (shape == Shape::kExtended && !file.record_count) {
+        readable = false;
+        return;
+      }
+      data_files_.push_back(std::move(file));
+    };
+    commit::TableRows data_file_rows(
+        rows, "ducklake_data_file",
+        WithFileColumns(
+            {"table_id", "data_file_id"},
+            {"row_id_start", "begin_snapshot", "partial_max", "mapping_id", "record_count"}));
+    if (!kept_) {
+      data_file_rows.ForEachLive(snapshot, at_head, read_data_file, table_id);
+    } else if (!kept_->empty()) {
+      data_file_rows.ForEachLiveWithin(snapshot, at_head, table_id, 1, *kept_->begin(),
+                                       *kept_->rbegin(), read_data_file);
+    }
     if (!readable) return false;
     commit::TableRows(rows, "ducklake_delete_file",
                       WithFileColumns({"table_id", "data_file_id"},
@@ -156,7 +201,7 @@ bool FileListRead::Read(commit::RowTransaction& rows, Shape shape, int64_t table
             },
             table_id);
     if (!readable) return false;
-    if (!filters_.empty()) {
+    if (!filters_.empty() && !kept_) {
       // Only the filtered columns' entries of each file's stats are decoded.
       int64_t lowest = filters_.front().field_id;
       int64_t highest = lowest;
@@ -225,9 +270,11 @@ void FileListRead::AppendPerDeleteFile(duckdb::vector<Entry>& files, Entry entry
   }
 }
 
-bool FileListRead::Kept(const DataFileRow& file) {
+bool FileListRead::Kept(int64_t data_file_id) {
+  // DecideSummarized decided, and counted what it pruned.
+  if (kept_) return kept_->count(data_file_id) != 0;
   for (const auto& filter : filters_) {
-    const auto stats = filter.stats.find(file.id);
+    const auto stats = filter.stats.find(data_file_id);
     if (!filter.filter.Keeps(stats == filter.stats.end() ? nullptr : &stats->second)) {
       ++pruned_;
       return false;
@@ -240,7 +287,7 @@ duckdb::vector<abi::DuckLakeFileListEntry> FileListRead::Finish(const LoadPath& 
                                                                 uint64_t snapshot) {
   duckdb::vector<abi::DuckLakeFileListEntry> files;
   for (const auto& file : data_files_) {
-    if (!Kept(file)) continue;
+    if (!Kept(file.id)) continue;
     abi::DuckLakeFileListEntry entry;
     entry.file_id = {static_cast<uint64_t>(file.id)};
     entry.file = Loaded(load_path, file.file);
@@ -269,7 +316,7 @@ duckdb::vector<abi::DuckLakeFileListExtendedEntry> FileListRead::FinishExtended(
     const LoadPath& load_path) {
   duckdb::vector<abi::DuckLakeFileListExtendedEntry> files;
   for (const auto& file : data_files_) {
-    if (!Kept(file)) continue;
+    if (!Kept(file.id)) continue;
     abi::DuckLakeFileListExtendedEntry entry;
     entry.file_id = {static_cast<uint64_t>(file.id)};
     entry.row_count = static_cast<duckdb::idx_t>(*file.record_count);

@@ -24,6 +24,12 @@
 // lock, decides the filters (casting stats to a filter's type may look a type
 // up in any attached catalog) and builds DuckLake's entries.
 //
+// Where the lake keeps data file summaries (commit/rows/data_file_summary.h)
+// two steps come first: ReadSummaries, under the lock, copies the filtered
+// columns' stats of every live file out of the summary pages, and
+// DecideSummarized, holding no lock, decides which files the filters keep;
+// Read then reads the rows of those files only, and no stats rows.
+//
 // Thread-safety: one read at a time per object.
 #pragma once
 
@@ -32,6 +38,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -55,6 +62,16 @@ class FileListRead {
 
   // Which of DuckLake's two lists is read.
   enum class Shape { kFiles, kExtended };
+
+  // Copies out the filtered columns' stats of the table's files live at
+  // `snapshot` from the lake's data file summaries; false (and nothing
+  // copied) when the lake keeps none, the transaction stages files of the
+  // table, there is no filter, or a filter's column is not summarized: Read
+  // then reads the stats rows.
+  bool ReadSummaries(commit::RowTransaction& rows, int64_t table_id, int64_t snapshot);
+  // Decides which of the files ReadSummaries found the filters keep. Call
+  // after a ReadSummaries that returned true and before Read.
+  void DecideSummarized();
 
   // Copies the table's rows live at `snapshot` (`at_head`: the snapshot is
   // the head the transaction reads, with nothing staged) out of the store.
@@ -102,8 +119,9 @@ class FileListRead {
     std::unordered_map<int64_t, FileColumnStats> stats;  // by data file id
   };
 
-  // Whether the filters keep `file`; counts it in pruned_ if not.
-  bool Kept(const DataFileRow& file);
+  // Whether the filters keep data file `data_file_id`; counts it in pruned_
+  // if not (unless DecideSummarized decided it, and counted it).
+  bool Kept(int64_t data_file_id);
   // The file as DuckLake's reader loads it.
   static ducklake_abi::DuckLakeFileData Loaded(const LoadPath& load_path, const StoredFile& stored);
   // Appends `entry` once per live delete file of `data_file`, each copy
@@ -113,6 +131,10 @@ class FileListRead {
   void AppendPerDeleteFile(duckdb::vector<Entry>& files, Entry entry, int64_t data_file,
                            const WithDelete& with_delete) const;
 
+  // The data files the summaries show live, ascending (ReadSummaries), and
+  // of those the ones the filters keep (DecideSummarized).
+  std::optional<std::vector<int64_t>> summarized_live_;
+  std::optional<std::set<int64_t>> kept_;
   std::vector<ColumnFilter> filters_;
   std::deque<DataFileRow> data_files_;                          // in data file id order
   std::multimap<int64_t, DeleteFileRow> delete_files_;          // by data file id

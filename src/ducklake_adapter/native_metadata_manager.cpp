@@ -871,6 +871,13 @@ auto ReadFileList(ManagerSlots* manager, FileListRead::Shape shape, abi::DuckLak
   if (filter_info && !read.AddFilters(*filter_info)) return std::nullopt;
   auto& moraine = MoraineTransaction::Get(metadata.context, *metadata.catalog);
   const bool wrote = moraine.wrote(metadata.where);
+  // The summaries are decided holding no lock, as Finish decides the rows.
+  const bool summarized =
+      moraine.WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
+        return read.ReadSummaries(rows, static_cast<int64_t>(table.table_id.index),
+                                  static_cast<int64_t>(snapshot.snapshot_id));
+      });
+  if (summarized) read.DecideSummarized();
   const bool was_read = moraine.WithRows(metadata.where, false, [&](commit::RowTransaction& rows) {
     return read.Read(rows, shape, static_cast<int64_t>(table.table_id.index),
                      static_cast<int64_t>(snapshot.snapshot_id), ReadsAtHead(wrote, rows, snapshot),
@@ -890,6 +897,7 @@ auto ReadFileList(ManagerSlots* manager, FileListRead::Shape shape, abi::DuckLak
   auto files = finish(read, load_path);
   registration.native_file_lists.fetch_add(1, std::memory_order_relaxed);
   registration.files_pruned.fetch_add(read.pruned(), std::memory_order_relaxed);
+  if (summarized) registration.summarized_file_lists.fetch_add(1, std::memory_order_relaxed);
   return files;
 }
 

@@ -16,6 +16,7 @@
 #include "catalog/records.h"
 #include "catalog/row_mapping.h"
 #include "commit/lake/store_records.h"
+#include "commit/rows/data_file_summary.h"
 #include "commit/rows/inlined_batch_summary.h"
 #include "commit/rows/inlined_row_batch.h"
 #include "commit/tags/protected_tag.h"
@@ -127,6 +128,7 @@ class Verifier {
     CheckIds();
     CheckInlined();
     CheckBatchSummaries();
+    CheckFileSummaries();
     CheckFormatAndCatalogVersion();
     CheckProtectedTags();
     return std::move(report_);
@@ -246,6 +248,9 @@ class Verifier {
         }
         break;
       }
+      case Kind::kDataFileSummary:
+        stored_file_pages_.emplace(key.Encode(), store::FrameValue(key.kind(), *record));
+        break;
       case Kind::kInlinedBatchSummary: {
         commit::inlined::SummaryPage page;
         const std::string value = store::FrameValue(key.kind(), *record);
@@ -858,6 +863,41 @@ class Verifier {
     }
   }
 
+  // Where the head says every data file row has its summary, the pages are
+  // exactly what the rows and their files' stats make of them.
+  void CheckFileSummaries() {
+    if (!head_->data_file_summaries()) return;
+    std::map<std::string, std::string> expected;
+    try {
+      expected = commit::files::ExpectedSummaryPages(snapshot_);
+    } catch (const store::Error& error) {
+      // The rows that do not decode are reported where they are checked.
+      Report("data-file-summary", "", std::string("the summaries cannot be made: ") + error.what());
+      return;
+    }
+    for (const auto& [key, value] : stored_file_pages_) {
+      const std::string shown = Key::Decode(key).ToString();
+      try {
+        commit::files::ReadSummaryPage(value);
+      } catch (const store::Error& error) {
+        Report("data-file-summary", shown, error.what());
+        continue;
+      }
+      const auto found = expected.find(key);
+      if (found == expected.end()) {
+        Report("data-file-summary", shown, "summarizes data files the store does not hold");
+      } else if (found->second != value) {
+        Report("data-file-summary", shown, "is not the summary of its data files and their stats");
+      }
+    }
+    for (const auto& [key, value] : expected) {
+      if (!stored_file_pages_.count(key)) {
+        Report("data-file-summary", Key::Decode(key).ToString(),
+               "the data files of this page have no summary");
+      }
+    }
+  }
+
   // A batch's lists agree with each other, its row ids are distinct and
   // non-negative, and every column holds one cell per row.
   void CheckInlinedBatch(const Key& key, const store::v1::InlinedRowBatchRecord& batch) {
@@ -965,6 +1005,8 @@ class Verifier {
   using BatchIdentity = std::tuple<uint64_t, uint64_t, int64_t>;
   std::map<BatchIdentity, std::pair<std::string, commit::inlined::BatchSummary>> stored_summaries_,
       actual_summaries_;
+  // Data file summary pages as stored: encoded key, framed value.
+  std::map<std::string, std::string> stored_file_pages_;
   // The inlined batch with the newest begin snapshot: (snapshot, key).
   std::optional<std::pair<int64_t, std::string>> newest_batch_;
   std::set<uint64_t> delete_tables_;

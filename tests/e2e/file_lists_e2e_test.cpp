@@ -13,6 +13,7 @@
 
 #include "ducklake_adapter/native_metadata_manager.h"
 #include "support/ducklake_session.h"
+#include "support/store_verify.h"
 #include "support/temp_dir.h"
 
 namespace moraine {
@@ -116,6 +117,8 @@ std::vector<Rows> RunSession(const std::string& dir, const std::string& options)
         "snapshot_version => " +
         std::to_string(version) + ") GROUP BY ALL ORDER BY ALL"));
   }
+  // The data file summaries agree with the rows after all of the above.
+  test::ExpectStoreVerifies(dir + "/lake.moraine");
   return results;
 }
 
@@ -127,6 +130,8 @@ TEST(FileLists, AreAnsweredFromTheStoreAsDuckLakesSqlAnswersThem) {
   EXPECT_GE(after_native.native_file_lists - before.native_file_lists, kFilters.size())
       << "every scan of the table read its file list from the store";
   EXPECT_GT(after_native.files_pruned, before.files_pruned) << "no selective scan pruned a file";
+  EXPECT_GT(after_native.summarized_file_lists, before.summarized_file_lists)
+      << "no file list was decided by the data file summaries";
   const auto sql = RunSession(sql_dir.path("lake"), ", META_NATIVE_MANAGER false");
   EXPECT_EQ(NativeMetadataManager::CurrentStatus().native_file_lists,
             after_native.native_file_lists)
@@ -144,9 +149,47 @@ TEST(FileLists, ASelectiveScanReadsOnlyItsCandidateFiles) {
     session.Run("INSERT INTO lake.f VALUES (" + std::to_string(i) + ", 'v" + std::to_string(i) +
                 "')");
   }
-  const uint64_t before = NativeMetadataManager::CurrentStatus().files_pruned;
+  const auto before = NativeMetadataManager::CurrentStatus();
   EXPECT_EQ(session.Query("SELECT v FROM lake.f WHERE id = 42"), (Rows{{"v42"}}));
-  EXPECT_EQ(NativeMetadataManager::CurrentStatus().files_pruned - before, 49u);
+  const auto after = NativeMetadataManager::CurrentStatus();
+  EXPECT_EQ(after.files_pruned - before.files_pruned, 49u);
+  EXPECT_EQ(after.summarized_file_lists - before.summarized_file_lists, 1u);
+  // At an earlier snapshot, and after files are rewritten, the same.
+  EXPECT_EQ(session.Query("SELECT v FROM lake.f AT (VERSION => 10) WHERE id = 5"), (Rows{{"v5"}}));
+  session.Run("DELETE FROM lake.f WHERE id < 40");
+  EXPECT_EQ(session.Query("SELECT count(*) FROM lake.f WHERE id = 5"), (Rows{{"0"}}));
+  EXPECT_EQ(session.Query("SELECT count(*), sum(id) FROM lake.f"), (Rows{{"10", "445"}}));
+  EXPECT_EQ(session.Query("SELECT v FROM lake.f AT (VERSION => 10) WHERE id = 5"), (Rows{{"v5"}}));
+  // Expiry deletes the ended files' rows, and their summaries go with them.
+  session.Run("CALL ducklake_expire_snapshots('lake', older_than => now())");
+  EXPECT_EQ(session.Query("SELECT count(*), sum(id) FROM lake.f WHERE id >= 45"),
+            (Rows{{"5", "235"}}));
+  test::ExpectStoreVerifies(dir.path("lake") + "/lake.moraine");
+}
+
+// Summaries carry the stats of a table's first 128 column ids: a filter on a
+// later column is decided from the stats rows, with the same answer.
+TEST(FileLists, AFilterOnAColumnBeyondTheSummarizedOnesIsDecidedFromTheStatsRows) {
+  TempDir dir;
+  DuckLakeSession session;
+  Attach(session, dir.path("lake"), ", DATA_INLINING_ROW_LIMIT 0");
+  std::string columns = "id BIGINT";
+  for (int c = 1; c < 140; ++c) columns += ", c" + std::to_string(c) + " INTEGER";
+  session.Run("CREATE TABLE lake.wide(" + columns + ")");
+  for (int i = 0; i < 6; ++i) {
+    session.Run("INSERT INTO lake.wide (id, c139, c2) VALUES (" + std::to_string(i) + ", " +
+                std::to_string(i * 10) + ", " + std::to_string(i) + ")");
+  }
+  auto before = NativeMetadataManager::CurrentStatus();
+  EXPECT_EQ(session.Query("SELECT id FROM lake.wide WHERE c139 = 30"), (Rows{{"3"}}));
+  auto after = NativeMetadataManager::CurrentStatus();
+  EXPECT_EQ(after.files_pruned - before.files_pruned, 5u);
+  EXPECT_EQ(after.summarized_file_lists, before.summarized_file_lists);
+  before = after;
+  EXPECT_EQ(session.Query("SELECT id FROM lake.wide WHERE c2 = 4"), (Rows{{"4"}}));
+  after = NativeMetadataManager::CurrentStatus();
+  EXPECT_EQ(after.files_pruned - before.files_pruned, 5u);
+  EXPECT_EQ(after.summarized_file_lists - before.summarized_file_lists, 1u);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "catalog/records.h"
+#include "commit/rows/data_file_summary.h"
 #include "commit/rows/inlined_batch_summary.h"
 #include "commit/rows/inlined_row_batch.h"
 #include "commit/verbs/catalog.h"
@@ -236,6 +237,78 @@ TEST_F(StoreVerify, ASummaryPageThatDoesNotParseIsReported) {
   Damage([&](store::KvStore&, store::WriteBatch& batch) { batch.Put(page_key.Encode(), value); });
   const tools::VerifyReport report = Verify();
   EXPECT_TRUE(Has(report, "inlined-batch-summary", page_key.ToString())) << Lines(report);
+}
+
+// A new lake keeps a summary of every data file row (its head says so), so
+// a file without one, a page of files the store does not hold, a page that
+// disagrees with its file's stats and a page out of order are damage.
+TEST_F(StoreVerify, DataFileSummariesThatDisagreeWithTheirFilesAreReported) {
+  EXPECT_TRUE(Lines(Verify()).find("data-file-summary") == std::string::npos);
+  catalog::DataFileRecord file;
+  file.set_data_file_id(70);
+  file.set_table_id(table_);
+  file.set_begin_snapshot(1);
+  file.set_path("f.parquet");
+  file.set_record_count(3);
+  store::v1::FileColumnStatsSetRecord stats;
+  stats.set_data_file_id(70);
+  stats.set_table_id(table_);
+  auto& column = *stats.add_entries();
+  column.set_column_id(1);
+  column.set_min_value("1");
+  column.set_max_value("9");
+  // Page 1 of the table holds files 64 to 127: file 70's has no entry.
+  const Key unsummarized = Key::Current(Kind::kDataFileSummary, {T(), 1});
+  // Page 2 summarizes a file 130 the store does not hold.
+  const Key orphan = Key::Current(Kind::kDataFileSummary, {T(), 2});
+  // Page 3 lists its files out of order.
+  const Key unordered = Key::Current(Kind::kDataFileSummary, {T(), 3});
+  Damage([&](store::KvStore&, store::WriteBatch& batch) {
+    batch.Put(Key::Current(Kind::kDataFile, {T(), 70}).Encode(),
+              store::FrameValue(Kind::kDataFile, file));
+    batch.Put(Key::Current(Kind::kFileColumnStatsSet, {T(), 70}).Encode(),
+              store::FrameValue(Kind::kFileColumnStatsSet, stats));
+    store::v1::DataFileSummaryPage page;
+    page.add_files()->set_data_file_id(130);
+    batch.Put(orphan.Encode(), store::FrameValue(Kind::kDataFileSummary, page));
+    page.add_files()->set_data_file_id(129);
+    batch.Put(unordered.Encode(), store::FrameValue(Kind::kDataFileSummary, page));
+  });
+  tools::VerifyReport report = Verify();
+  EXPECT_TRUE(Has(report, "data-file-summary", unsummarized.ToString())) << Lines(report);
+  EXPECT_TRUE(Has(report, "data-file-summary", orphan.ToString())) << Lines(report);
+  EXPECT_TRUE(Has(report, "data-file-summary", unordered.ToString())) << Lines(report);
+  EXPECT_THROW(
+      commit::files::ReadSummaryPage(store::FrameValue(Kind::kDataFileSummary,
+                                                       [] {
+                                                         store::v1::DataFileSummaryPage page;
+                                                         page.add_files()->set_data_file_id(2);
+                                                         page.add_files()->set_data_file_id(1);
+                                                         return page;
+                                                       }())),
+      store::CorruptionError);
+
+  // The page as the commit path writes it, but with the file's max changed.
+  store::v1::DataFileSummaryPage page;
+  auto& summary = *page.add_files();
+  summary.set_data_file_id(70);
+  summary.set_begin_snapshot(1);
+  summary.set_record_count(3);
+  auto& bounds = *summary.add_columns();
+  bounds.set_column_id(1);
+  bounds.set_min_value("1");
+  bounds.set_max_value("8");
+  Damage([&](store::KvStore&, store::WriteBatch& batch) {
+    batch.Put(unsummarized.Encode(), store::FrameValue(Kind::kDataFileSummary, page));
+  });
+  report = Verify();
+  EXPECT_TRUE(Has(report, "data-file-summary", unsummarized.ToString())) << Lines(report);
+  bounds.set_max_value("9");
+  Damage([&](store::KvStore&, store::WriteBatch& batch) {
+    batch.Put(unsummarized.Encode(), store::FrameValue(Kind::kDataFileSummary, page));
+  });
+  report = Verify();
+  EXPECT_FALSE(Has(report, "data-file-summary", unsummarized.ToString())) << Lines(report);
 }
 
 TEST_F(StoreVerify, AColumnOfATableThatDoesNotExistIsReported) {

@@ -16,14 +16,14 @@ const std::string& HeadKey() {
 
 std::string EncodeHead(int64_t snapshot_id, uint64_t batch_count,
                        const store::v1::HeadCounters* newest_counters,
-                       std::optional<int64_t> inlined_batches_through,
-                       bool inlined_batch_summaries) {
+                       std::optional<int64_t> inlined_batches_through, KeptSummaries summaries) {
   store::v1::HeadRecord head;
   head.set_snapshot_id(static_cast<uint64_t>(snapshot_id));
   head.set_batch_count(batch_count);
   if (newest_counters) *head.mutable_newest_counters() = *newest_counters;
   if (inlined_batches_through) head.set_inlined_batches_through(*inlined_batches_through);
-  if (inlined_batch_summaries) head.set_inlined_batch_summaries(true);
+  if (summaries.inlined_batches) head.set_inlined_batch_summaries(true);
+  if (summaries.data_files) head.set_data_file_summaries(true);
   return store::FrameValue(Kind::kHead, head);
 }
 

@@ -24,12 +24,16 @@ inline constexpr const char* kWrittenBy = "moraine 0.1.0";
 const std::string& HeadKey();
 // A framed head record; `newest_counters`, if given, are snapshot_id's;
 // `inlined_batches_through`, if given, bounds every inlined batch's begin
-// snapshot; `inlined_batch_summaries` says every batch has its summary
+// snapshot; `summaries` says which derived summaries the lake keeps whole
 // (records.proto).
+struct KeptSummaries {
+  bool inlined_batches = false;  // HeadRecord.inlined_batch_summaries
+  bool data_files = false;       // HeadRecord.data_file_summaries
+};
 std::string EncodeHead(int64_t snapshot_id, uint64_t batch_count,
                        const store::v1::HeadCounters* newest_counters = nullptr,
                        std::optional<int64_t> inlined_batches_through = std::nullopt,
-                       bool inlined_batch_summaries = false);
+                       KeptSummaries summaries = {});
 // The snapshot id a framed head record names. Throws store::CorruptionError.
 int64_t DecodeHeadSnapshotId(std::string_view value);
 // The number of batches a framed head record counts (every commit adds one).

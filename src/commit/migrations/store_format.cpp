@@ -1,5 +1,6 @@
 #include "commit/migrations/store_format.h"
 
+#include "commit/rows/data_file_summary.h"
 #include "commit/rows/inlined_batch_summary.h"
 
 #include "commit/lake/store_records.h"
@@ -74,18 +75,20 @@ void RequireCurrentStoreFormat(store::KvStore& store) {
 
 namespace {
 
-// Writes the summaries of every inlined row batch of `store` (of this build's
-// format) and a head that says so, unless its head says so already; whether
-// it wrote them. One batch conditional on the head, as the format's.
-bool SummarizeInlinedBatches(store::KvStore& store, const std::string& location) {
+// Writes the summaries the lake's head does not say it keeps (of every
+// inlined row batch of `store`, of this build's format, and of every data
+// file row) and a head that says it keeps both; whether it wrote any. One
+// batch conditional on the head, as the format's.
+bool WriteMissingSummaries(store::KvStore& store, const std::string& location) {
   const auto snapshot = store.GetSnapshot();
   const auto head = snapshot->Get(HeadKey());
   if (!head) return false;
   store::v1::HeadRecord head_record;
   store::UnframeValue(store::Kind::kHead, *head, &head_record);
-  if (head_record.inlined_batch_summaries()) return false;
+  if (head_record.inlined_batch_summaries() && head_record.data_file_summaries()) return false;
   store::WriteBatch batch;
-  inlined::SummarizeEveryBatch(*snapshot, &batch);
+  if (!head_record.inlined_batch_summaries()) inlined::SummarizeEveryBatch(*snapshot, &batch);
+  if (!head_record.data_file_summaries()) files::SummarizeEveryFile(*snapshot, &batch);
   batch.Put(
       HeadKey(),
       EncodeHead(static_cast<int64_t>(head_record.snapshot_id()), head_record.batch_count() + 1,
@@ -93,7 +96,7 @@ bool SummarizeInlinedBatches(store::KvStore& store, const std::string& location)
                  head_record.has_inlined_batches_through()
                      ? std::optional<int64_t>(head_record.inlined_batches_through())
                      : std::nullopt,
-                 /*inlined_batch_summaries=*/true));
+                 KeptSummaries{.inlined_batches = true, .data_files = true}));
   if (!store.WriteIfHeadUnchanged(HeadKey(), head, batch)) {
     throw store::ConflictError("store '" + location + "' changed during migration; retry");
   }
@@ -115,7 +118,7 @@ MigrationReport MigrateStore(const std::string& location) {
   }
   if (*format == kStoreFormatVersion && !snapshot->Get(MigrationKey())) {
     report.from = report.to;
-    report.summarized = SummarizeInlinedBatches(*store, location);
+    report.summarized = WriteMissingSummaries(*store, location);
     return report;
   }
   // Format 0 -> 1 added the format record (the layout was otherwise the
@@ -136,7 +139,7 @@ MigrationReport MigrateStore(const std::string& location) {
   if (!store->WriteIfHeadUnchanged(HeadKey(), head, batch)) {
     throw store::ConflictError("store '" + location + "' changed during migration; retry");
   }
-  report.summarized = SummarizeInlinedBatches(*store, location);
+  report.summarized = WriteMissingSummaries(*store, location);
   return report;
 }
 

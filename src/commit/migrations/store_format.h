@@ -29,8 +29,9 @@ void RequireCurrentStoreFormat(store::KvStore& store);
 struct MigrationReport {
   uint64_t from = 0;
   uint64_t to = 0;
-  // Whether it wrote the summaries of the lake's inlined row batches, which
-  // the lake's head did not say it kept (commit/rows/inlined_batch_summary.h).
+  // Whether it wrote the summaries of the lake's inlined row batches or data
+  // files, which the lake's head did not say it kept
+  // (commit/rows/inlined_batch_summary.h, commit/rows/data_file_summary.h).
   bool summarized = false;
   bool migrated() const { return from != to; }
 };

@@ -6,11 +6,14 @@
 #include <mutex>
 #include <set>
 
+#include <google/protobuf/arena.h>
+
 #include "catalog/ducklake_tables.h"
 #include "catalog/max_column_id.h"
 #include "catalog/row_mapping.h"
 #include "commit/lake/catalog_caching_store.h"
 #include "commit/lake/store_records.h"
+#include "commit/rows/data_file_summary.h"
 #include "commit/rows/inlined_batch_summary.h"
 #include "commit/rows/inlined_tables.h"
 #include "commit/rows/snapshot_rebase.h"
@@ -169,6 +172,24 @@ class StoreRowTransaction final : public RowTransaction {
            ++batch) {
         visit(page, batch);
       }
+    });
+    return true;
+  }
+
+  bool VisitDataFileSummaries(int64_t table_id, const DataFileSummaryVisitor& visit) override {
+    RequireOpen();
+    staged_.FlushContainers();
+    if (!KeepsFileSummaries() || view_.StagesAnyIn(files::CurrentDataFileRange(table_id)) ||
+        view_.StagesAnyIn(files::EndedDataFileRange(table_id)) ||
+        view_.StagesAnyIn(files::FileStatsRange(table_id))) {
+      return false;
+    }
+    // A page is many small messages: parsed on an arena, freed at once.
+    view_.Scan(files::SummaryRange(table_id), [&](std::string_view, std::string_view value) {
+      google::protobuf::Arena arena;
+      auto* page = google::protobuf::Arena::CreateMessage<store::v1::DataFileSummaryPage>(&arena);
+      files::ReadSummaryPage(value, page);
+      for (const auto& summary : page->files()) visit(summary);
     });
     return true;
   }
@@ -392,8 +413,9 @@ class StoreRowTransaction final : public RowTransaction {
   std::unique_ptr<store::LandedWrite> Land() {
     // The summaries of the batches this commit writes land with them, where
     // the lake keeps them (commit/rows/inlined_batch_summary.h).
-    const bool summaries = KeepsBatchSummaries();
-    if (summaries) inlined::UpdateSummaryPages(view_);
+    const KeptSummaries summaries{KeepsBatchSummaries(), KeepsFileSummaries()};
+    if (summaries.inlined_batches) inlined::UpdateSummaryPages(view_);
+    if (summaries.data_files) files::UpdateFileSummaryPages(view_);
     store::WriteBatch batch;
     view_.AppendTo(&batch);
     int64_t head_snapshot = head_value_ ? static_cast<int64_t>(head_.snapshot_id()) : -1;
@@ -432,6 +454,9 @@ class StoreRowTransaction final : public RowTransaction {
   bool KeepsBatchSummaries() const {
     return !head_value_ || (head_.has_inlined_batch_summaries() && head_.inlined_batch_summaries());
   }
+  // Whether the lake this transaction read keeps a summary of every data
+  // file row, as KeepsBatchSummaries.
+  bool KeepsFileSummaries() const { return !head_value_ || head_.data_file_summaries(); }
 
   // The bound on inlined batches' begin snapshots the head this transaction
   // lands carries: the base head's, raised past every batch it stages;

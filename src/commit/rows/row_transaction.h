@@ -37,6 +37,7 @@
 #include "commit/rows/inlined_row_batch.h"
 #include "commit/tags/protected_tag.h"
 #include "store/kv_store.h"
+#include "store/records.pb.h"
 
 namespace moraine::commit {
 
@@ -252,6 +253,15 @@ class RowTransaction {
   virtual void ReadInlinedBatches(std::string_view table,
                                   const std::vector<int64_t>& begin_snapshots,
                                   const InlinedBatchVisitor& visit) = 0;
+
+  // --- Data file summaries (commit/rows/data_file_summary.h) ---
+  // Visits the summary of every ducklake_data_file row of table `table_id`,
+  // live or not, in (data_file_id, end_snapshot) order. Returns false,
+  // visiting nothing, unless the lake keeps one for every row (its head says
+  // so) and this transaction stages no data file row or file stats of the
+  // table: then the rows are to be read.
+  using DataFileSummaryVisitor = std::function<void(const store::v1::DataFileSummary& summary)>;
+  virtual bool VisitDataFileSummaries(int64_t table_id, const DataFileSummaryVisitor& visit) = 0;
 
   // --- The catalog version (RFC 0012) ---
   // The global `version` option exactly as recorded (DuckLake's scans see

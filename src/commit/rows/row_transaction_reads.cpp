@@ -8,6 +8,7 @@
 
 #include "commit/rows/row_transaction.h"
 
+#include "commit/rows/data_file_summary.h"
 #include "commit/rows/inlined_batch_summary.h"
 #include "commit/rows/table_rows.h"
 
@@ -122,14 +123,23 @@ int64_t RowTransaction::NetDataFileRowCount(int64_t table_id, int64_t snapshot, 
   // A sorted vector, not a set: no node to allocate per file. The files
   // come in id order from each subspace the scan visits.
   std::vector<int64_t> live_files;
-  TableRows(*this, "ducklake_data_file", {"table_id", "data_file_id", "record_count"})
-      .ForEachLive(
-          snapshot, at_head,
-          [&](const std::vector<size_t>& at, const Row& row) {
-            if (const auto id = Optional<int64_t>(row[at[1]])) live_files.push_back(*id);
-            count += Optional<int64_t>(row[at[2]]).value_or(0);
-          },
-          table_id);
+  // Where the lake keeps its data files' summaries, no data file row is read.
+  const bool summarized =
+      VisitDataFileSummaries(table_id, [&](const store::v1::DataFileSummary& summary) {
+        if (!files::LiveAt(summary, snapshot)) return;
+        live_files.push_back(summary.data_file_id());
+        count += summary.record_count();
+      });
+  if (!summarized) {
+    TableRows(*this, "ducklake_data_file", {"table_id", "data_file_id", "record_count"})
+        .ForEachLive(
+            snapshot, at_head,
+            [&](const std::vector<size_t>& at, const Row& row) {
+              if (const auto id = Optional<int64_t>(row[at[1]])) live_files.push_back(*id);
+              count += Optional<int64_t>(row[at[2]]).value_or(0);
+            },
+            table_id);
+  }
   if (!std::is_sorted(live_files.begin(), live_files.end())) {
     std::sort(live_files.begin(), live_files.end());
   }

@@ -63,9 +63,23 @@ void TableRows::ForEachWithin(std::vector<ColumnBound> bounds, const Visit& visi
 
 void TableRows::ForEachLive(std::optional<int64_t> snapshot, bool at_head, const Visit& visit,
                             std::optional<int64_t> key) {
+  std::vector<ColumnBound> bounds;
+  if (key) bounds.push_back(ColumnBound{.column = at_[0], .lower = *key, .upper = *key});
+  ForEachLiveBounded(snapshot, at_head, std::move(bounds), visit);
+}
+
+void TableRows::ForEachLiveWithin(std::optional<int64_t> snapshot, bool at_head, int64_t key,
+                                  size_t named, int64_t lower, int64_t upper, const Visit& visit) {
+  ForEachLiveBounded(snapshot, at_head,
+                     {ColumnBound{.column = at_[0], .lower = key, .upper = key},
+                      ColumnBound{.column = at_[named], .lower = lower, .upper = upper}},
+                     visit);
+}
+
+void TableRows::ForEachLiveBounded(std::optional<int64_t> snapshot, bool at_head,
+                                   std::vector<ColumnBound> bounds, const Visit& visit) {
   std::vector<size_t> wanted = at_;
-  ScanRequest request{{}, std::nullopt, false};
-  if (key) request.bounds.push_back(ColumnBound{.column = at_[0], .lower = *key, .upper = *key});
+  ScanRequest request{bounds, std::nullopt, false};
   const bool versioned = begin_ && end_ && snapshot;
   if (versioned) {
     wanted.push_back(*begin_);
@@ -77,9 +91,13 @@ void TableRows::ForEachLive(std::optional<int64_t> snapshot, bool at_head, const
   }
   request.columns = wanted;
   rows_.ScanProjected(table_, request, [&](RowHandle, const Row& row) {
-    if (key) {
-      const Cell& id = row[at_[0]];
-      if (!std::holds_alternative<int64_t>(id) || std::get<int64_t>(id) != *key) return;
+    // The bounds narrow the scan; they do not promise to filter.
+    for (const ColumnBound& bound : bounds) {
+      const int64_t* value = std::get_if<int64_t>(&row[bound.column]);
+      if (!value || (bound.lower && *value < *bound.lower) ||
+          (bound.upper && *value > *bound.upper)) {
+        return;
+      }
     }
     if (versioned) {
       const Cell& begin = row[*begin_];

@@ -45,11 +45,20 @@ class TableRows {
   // `key` (as ForEachWithKey).
   void ForEachLive(std::optional<int64_t> snapshot, bool at_head, const Visit& visit,
                    std::optional<int64_t> key = std::nullopt);
+  // Of the rows live at `snapshot` whose first named column is `key`, those
+  // whose named column `named` holds a value in [lower, upper], which the
+  // scan uses to skip what lies outside it (as ForEachWithKeyWithin).
+  void ForEachLiveWithin(std::optional<int64_t> snapshot, bool at_head, int64_t key, size_t named,
+                         int64_t lower, int64_t upper, const Visit& visit);
 
  private:
   // The rows whose columns of `bounds` (integer bounds, either end open)
   // hold integers within them.
   void ForEachWithin(std::vector<ColumnBound> bounds, const Visit& visit);
+  // The rows live at `snapshot` (as ForEachLive) whose columns of `bounds`
+  // hold integers within them.
+  void ForEachLiveBounded(std::optional<int64_t> snapshot, bool at_head,
+                          std::vector<ColumnBound> bounds, const Visit& visit);
 
   RowTransaction& rows_;
   std::string table_;

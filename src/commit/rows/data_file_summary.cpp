@@ -1,0 +1,231 @@
+#include "commit/rows/data_file_summary.h"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "store/error.h"
+#include "store/value_frame.h"
+
+namespace moraine::commit::files {
+
+using store::Kind;
+using store::Subspace;
+using store::v1::DataFileSummary;
+using store::v1::DataFileSummaryPage;
+
+namespace {
+
+// A data file row's place in its page: its id, then its end snapshot, a
+// current row (no end) last.
+using EntryOrder = std::pair<int64_t, int64_t>;
+
+EntryOrder OrderOf(const DataFileSummary& summary) {
+  return {summary.data_file_id(), summary.has_end_snapshot() ? summary.end_snapshot()
+                                                             : std::numeric_limits<int64_t>::max()};
+}
+
+// The table and data file id in a data file or file stats key.
+std::pair<int64_t, int64_t> FileOf(std::string_view key) {
+  const store::Key decoded = store::Key::Decode(key);
+  return {static_cast<int64_t>(decoded.component(0)), static_cast<int64_t>(decoded.component(1))};
+}
+
+// The summary of the data file row stored as `row`, whose file's stats
+// container is `stats` (nullopt: it has none).
+DataFileSummary Summarize(std::string_view row, const std::optional<std::string>& stats) {
+  store::v1::DataFileRecord record;
+  store::UnframeValue(Kind::kDataFile, row, &record);
+  DataFileSummary summary;
+  summary.set_data_file_id(record.data_file_id());
+  summary.set_begin_snapshot(record.begin_snapshot());
+  if (record.has_end_snapshot()) summary.set_end_snapshot(record.end_snapshot());
+  if (record.has_record_count()) summary.set_record_count(record.record_count());
+  if (!stats) return summary;
+  store::v1::FileColumnStatsSetRecord set;
+  store::UnframeValue(Kind::kFileColumnStatsSet, *stats, &set);
+  std::vector<const store::v1::FileColumnStatsEntry*> kept;
+  for (const auto& entry : set.entries()) {
+    if (entry.column_id() <= kMaxSummarizedColumnId) kept.push_back(&entry);
+  }
+  std::sort(kept.begin(), kept.end(),
+            [](const auto* a, const auto* b) { return a->column_id() < b->column_id(); });
+  for (const auto* entry : kept) {
+    auto& column = *summary.add_columns();
+    column.set_column_id(entry->column_id());
+    if (entry->has_min_value()) column.set_min_value(entry->min_value());
+    if (entry->has_max_value()) column.set_max_value(entry->max_value());
+    if (entry->has_null_count()) column.set_null_count(entry->null_count());
+    if (entry->has_value_count()) column.set_value_count(entry->value_count());
+    if (entry->has_contains_nan()) column.set_contains_nan(entry->contains_nan());
+  }
+  return summary;
+}
+
+// The summaries of every row of data file `file` of `table`, as `view`
+// holds them (Get and Scan as StagedView's or a KvSnapshot's).
+template <class Get, class Scan>
+std::vector<DataFileSummary> SummarizeRowsOf(int64_t table, int64_t file, const Get& get,
+                                             const Scan& scan) {
+  const auto t = static_cast<uint64_t>(table), f = static_cast<uint64_t>(file);
+  const auto stats = get(store::Key::Current(Kind::kFileColumnStatsSet, {t, f}).Encode());
+  std::vector<DataFileSummary> rows;
+  scan(store::PrefixRange(Subspace::kHistory, Kind::kDataFile, {t, f}),
+       [&](std::string_view, std::string_view value) { rows.push_back(Summarize(value, stats)); });
+  if (const auto current = get(store::Key::Current(Kind::kDataFile, {t, f}).Encode())) {
+    rows.push_back(Summarize(*current, stats));
+  }
+  return rows;
+}
+
+std::string EncodePage(const std::map<EntryOrder, DataFileSummary>& entries) {
+  DataFileSummaryPage page;
+  for (const auto& [order, summary] : entries) *page.add_files() = summary;
+  return store::FrameValue(Kind::kDataFileSummary, page);
+}
+
+// Every data file row's summary in `snapshot`, by page key.
+std::map<std::string, std::map<EntryOrder, DataFileSummary>> SummarizeAll(
+    const store::KvSnapshot& snapshot) {
+  std::set<std::pair<int64_t, int64_t>> files;
+  for (const Subspace subspace : {Subspace::kCurrent, Subspace::kHistory}) {
+    for (auto it = snapshot.Scan(store::PrefixRange(subspace, Kind::kDataFile)); it->Valid();
+         it->Next()) {
+      files.insert(FileOf(it->key()));
+    }
+  }
+  const auto get = [&](const std::string& key) { return snapshot.Get(key); };
+  const auto scan = [&](const store::KeyRange& range, const auto& visit) {
+    for (auto it = snapshot.Scan(range); it->Valid(); it->Next()) visit(it->key(), it->value());
+  };
+  std::map<std::string, std::map<EntryOrder, DataFileSummary>> pages;
+  for (const auto& [table, file] : files) {
+    auto& page = pages[SummaryPageKey(table, file).Encode()];
+    for (auto& summary : SummarizeRowsOf(table, file, get, scan)) {
+      page.emplace(OrderOf(summary), std::move(summary));
+    }
+  }
+  return pages;
+}
+
+}  // namespace
+
+store::Key SummaryPageKey(int64_t table_id, int64_t data_file_id) {
+  return store::Key::Current(
+      Kind::kDataFileSummary,
+      {static_cast<uint64_t>(table_id), static_cast<uint64_t>(data_file_id / kSummaryPageFiles)});
+}
+
+store::KeyRange SummaryRange(int64_t table_id) {
+  return store::PrefixRange(Subspace::kCurrent, Kind::kDataFileSummary,
+                            {static_cast<uint64_t>(table_id)});
+}
+
+store::KeyRange CurrentDataFileRange(int64_t table_id) {
+  return store::PrefixRange(Subspace::kCurrent, Kind::kDataFile, {static_cast<uint64_t>(table_id)});
+}
+
+store::KeyRange EndedDataFileRange(int64_t table_id) {
+  return store::PrefixRange(Subspace::kHistory, Kind::kDataFile, {static_cast<uint64_t>(table_id)});
+}
+
+store::KeyRange FileStatsRange(int64_t table_id) {
+  return store::PrefixRange(Subspace::kCurrent, Kind::kFileColumnStatsSet,
+                            {static_cast<uint64_t>(table_id)});
+}
+
+DataFileSummaryPage ReadSummaryPage(std::string_view value) {
+  DataFileSummaryPage page;
+  ReadSummaryPage(value, &page);
+  return page;
+}
+
+void ReadSummaryPage(std::string_view value, DataFileSummaryPage* page) {
+  store::UnframeValue(Kind::kDataFileSummary, value, page);
+  for (int i = 1; i < page->files_size(); ++i) {
+    if (!(OrderOf(page->files(i - 1)) < OrderOf(page->files(i)))) {
+      throw store::CorruptionError("data file summary page: its entries are out of order");
+    }
+  }
+  for (const auto& file : page->files()) {
+    for (int i = 1; i < file.columns_size(); ++i) {
+      if (file.columns(i - 1).column_id() >= file.columns(i).column_id()) {
+        throw store::CorruptionError("data file summary page: a file's columns are out of order");
+      }
+    }
+  }
+}
+
+const store::v1::FileColumnStatsEntry* FindColumn(const DataFileSummary& summary,
+                                                  int64_t column_id) {
+  const auto& columns = summary.columns();
+  const auto found = std::lower_bound(columns.begin(), columns.end(), column_id,
+                                      [](const store::v1::FileColumnStatsEntry& entry, int64_t id) {
+                                        return entry.column_id() < id;
+                                      });
+  return found != columns.end() && found->column_id() == column_id ? &*found : nullptr;
+}
+
+bool LiveAt(const DataFileSummary& summary, int64_t snapshot) {
+  return summary.begin_snapshot() <= snapshot &&
+         (!summary.has_end_snapshot() || summary.end_snapshot() > snapshot);
+}
+
+void SummarizeEveryFile(const store::KvSnapshot& snapshot, store::WriteBatch* batch) {
+  for (auto it = snapshot.Scan(store::PrefixRange(Subspace::kCurrent, Kind::kDataFileSummary));
+       it->Valid(); it->Next()) {
+    batch->Delete(std::string(it->key()));
+  }
+  for (const auto& [key, entries] : SummarizeAll(snapshot)) batch->Put(key, EncodePage(entries));
+}
+
+std::map<std::string, std::string> ExpectedSummaryPages(const store::KvSnapshot& snapshot) {
+  std::map<std::string, std::string> pages;
+  for (const auto& [key, entries] : SummarizeAll(snapshot)) pages.emplace(key, EncodePage(entries));
+  return pages;
+}
+
+void UpdateFileSummaryPages(StagedView& view) {
+  // The files whose rows or stats the view stages, by page.
+  std::map<std::string, std::set<std::pair<int64_t, int64_t>>> touched;
+  const auto touch = [&](std::string_view key, const std::optional<std::string>&) {
+    const auto [table, file] = FileOf(key);
+    touched[SummaryPageKey(table, file).Encode()].insert({table, file});
+  };
+  view.VisitStagedWrites(store::PrefixRange(Subspace::kCurrent, Kind::kDataFile), touch);
+  view.VisitStagedWrites(store::PrefixRange(Subspace::kHistory, Kind::kDataFile), touch);
+  view.VisitStagedWrites(store::PrefixRange(Subspace::kCurrent, Kind::kFileColumnStatsSet), touch);
+  const auto get = [&](const std::string& key) { return view.Get(key); };
+  const auto scan = [&](const store::KeyRange& range, const auto& visit) {
+    view.Scan(range, visit);
+  };
+  for (const auto& [page_key, files] : touched) {
+    std::map<EntryOrder, DataFileSummary> entries;
+    std::set<int64_t> ids;
+    for (const auto& [table, file] : files) ids.insert(file);
+    if (const auto stored = view.Get(page_key)) {
+      DataFileSummaryPage page = ReadSummaryPage(*stored);
+      for (auto& summary : *page.mutable_files()) {
+        if (!ids.count(summary.data_file_id())) {
+          entries.emplace(OrderOf(summary), std::move(summary));
+        }
+      }
+    }
+    for (const auto& [table, file] : files) {
+      for (auto& summary : SummarizeRowsOf(table, file, get, scan)) {
+        entries.emplace(OrderOf(summary), std::move(summary));
+      }
+    }
+    if (entries.empty()) {
+      view.Delete(page_key);
+    } else {
+      view.Put(page_key, EncodePage(entries));
+    }
+  }
+}
+
+}  // namespace moraine::commit::files
