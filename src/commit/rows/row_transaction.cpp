@@ -411,8 +411,9 @@ class StoreRowTransaction final : public RowTransaction {
   // Writes the staged batch if the head is still the one this transaction
   // began at; null if it is not.
   std::unique_ptr<store::LandedWrite> Land() {
-    // The summaries of the batches this commit writes land with them, where
-    // the lake keeps them (commit/rows/inlined_batch_summary.h).
+    // The summaries of the inlined batches and data files this commit writes
+    // land with them, where the lake keeps them
+    // (commit/rows/inlined_batch_summary.h, commit/rows/data_file_summary.h).
     const KeptSummaries summaries{KeepsBatchSummaries(), KeepsFileSummaries()};
     if (summaries.inlined_batches) inlined::UpdateSummaryPages(view_);
     if (summaries.data_files) files::UpdateFileSummaryPages(view_);
