@@ -12,6 +12,7 @@
 
 #include "ducklake_adapter/ducklake_manager_abi.h"
 #include "ducklake_adapter/ducklake_module.h"
+#include "ducklake_adapter/vtable_slot_search.h"
 
 namespace moraine::ducklake_adapter {
 namespace {
@@ -94,25 +95,18 @@ std::string InlinedReaderHook::Install(const DuckLakeModule& module) {
   dl_iterate_phdr(FindRelro, &relro);
   if (relro.begin == relro.end) return "the loaded DuckLake has no read-only relocated data";
   // The vtable's address point is where both slots hold DuckLake's methods.
-  void** slot = nullptr;
-  size_t places = 0;
-  const uintptr_t first = relro.begin + *try_initialize_at;
-  for (uintptr_t at = (first + sizeof(void*) - 1) & ~(sizeof(void*) - 1);
-       at + sizeof(void*) <= relro.end; at += sizeof(void*)) {
-    if (*reinterpret_cast<void* const*>(at) != try_initialize) continue;
-    const uintptr_t address_point = at - *try_initialize_at;
-    const uintptr_t scan_slot = address_point + *scan_at;
-    if (scan_slot < relro.begin || scan_slot + sizeof(void*) > relro.end ||
-        *reinterpret_cast<void* const*>(scan_slot) != scan) {
-      continue;
-    }
-    slot = reinterpret_cast<void**>(at);
-    ++places;
-  }
-  if (places != 1) {
-    return "the inlined reader's vtable is at " + std::to_string(places) +
+  const auto found = VtableSlotSearch{.begin = relro.begin,
+                                      .end = relro.end,
+                                      .first_offset = *try_initialize_at,
+                                      .first = try_initialize,
+                                      .second_offset = *scan_at,
+                                      .second = scan}
+                         .Run();
+  if (found.places != 1) {
+    return "the inlined reader's vtable is at " + std::to_string(found.places) +
            " places of the loaded DuckLake, not one";
   }
+  void** slot = found.first_slot;
   const long page = sysconf(_SC_PAGESIZE);
   auto* page_start = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(slot) &
                                              ~static_cast<uintptr_t>(page - 1));
