@@ -5,6 +5,23 @@
 #include "store/error.h"
 
 namespace moraine::commit {
+namespace {
+
+// Whether `row` holds integers within every one of `bounds` (integer bounds,
+// either end open): a scan's bounds narrow what it reads, they do not
+// promise to filter.
+bool HoldsWithin(const std::vector<ColumnBound>& bounds, const Row& row) {
+  for (const ColumnBound& bound : bounds) {
+    const int64_t* value = std::get_if<int64_t>(&row[bound.column]);
+    if (!value || (bound.lower && *value < *bound.lower) ||
+        (bound.upper && *value > *bound.upper)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
 
 TableRows::TableRows(RowTransaction& rows, std::string_view table,
                      std::vector<std::string_view> columns)
@@ -49,15 +66,7 @@ void TableRows::ForEachFrom(std::optional<int64_t> lowest, const Visit& visit) {
 void TableRows::ForEachWithin(std::vector<ColumnBound> bounds, const Visit& visit) {
   const ScanRequest request{std::move(bounds), at_, false};
   rows_.ScanProjected(table_, request, [&](RowHandle, const Row& row) {
-    // The bounds narrow the scan; they do not promise to filter.
-    for (const ColumnBound& bound : request.bounds) {
-      const int64_t* value = std::get_if<int64_t>(&row[bound.column]);
-      if (!value || (bound.lower && *value < *bound.lower) ||
-          (bound.upper && *value > *bound.upper)) {
-        return;
-      }
-    }
-    visit(at_, row);
+    if (HoldsWithin(request.bounds, row)) visit(at_, row);
   });
 }
 
@@ -91,14 +100,7 @@ void TableRows::ForEachLiveBounded(std::optional<int64_t> snapshot, bool at_head
   }
   request.columns = wanted;
   rows_.ScanProjected(table_, request, [&](RowHandle, const Row& row) {
-    // The bounds narrow the scan; they do not promise to filter.
-    for (const ColumnBound& bound : bounds) {
-      const int64_t* value = std::get_if<int64_t>(&row[bound.column]);
-      if (!value || (bound.lower && *value < *bound.lower) ||
-          (bound.upper && *value > *bound.upper)) {
-        return;
-      }
-    }
+    if (!HoldsWithin(bounds, row)) return;
     if (versioned) {
       const Cell& begin = row[*begin_];
       const Cell& end = row[*end_];
