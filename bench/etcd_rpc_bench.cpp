@@ -4,6 +4,13 @@
 // median, p99 and mean of each, in microseconds, and the client process's
 // CPU time per call (all its threads: a transport's background threads count).
 //
+// Then the same compare-and-swap carrying the writes of 1, 4, 8 and 16
+// one-row commits in one Txn (each commit's writes shaped as a one-row
+// inlined INSERT's: 11 small values and one summary page), which is what a
+// group commit across writer processes would send
+// (docs/research/cross-process-group-commit.md): whether a Txn of several
+// commits costs about what one costs is what makes groups pay.
+//
 //   moraine_etcd_rpc_bench [host:port,host:port,...] [count]
 //
 // Without endpoints it starts its own cluster (tests/support/etcd_cluster.h).
@@ -58,7 +65,9 @@ int main(int argc, char** argv) {
   if (argc > 1) {
     endpoints = argv[1];
   } else {
-    cluster.emplace();
+    // Room for the largest group's Txn, as writers_bench's cluster has.
+    cluster.emplace(moraine::test::EtcdCluster::Options{
+        .flags = {"--max-txn-ops=4096", "--max-request-bytes=33554432"}});
     endpoints = cluster->Endpoints();
   }
   const int count = argc > 2 ? std::atoi(argv[2]) : 2000;
@@ -105,5 +114,43 @@ int main(int argc, char** argv) {
   run("txn compare-and-swap", commit);
   run("range linearizable", [&] { read(false); });
   run("range serializable", [&] { read(true); });
+
+  // A one-row inlined INSERT writes about a dozen keys: snapshot, changes,
+  // stats rows, its batch, the head, the commit marker and token (small
+  // values), and its table's summary page (a few KiB).
+  constexpr int kSmallWritesPerCommit = 11;
+  const std::string small_value(200, 's');
+  const std::string page_value(3000, 'p');
+  for (const int commits : {1, 4, 8, 16}) {
+    auto group = [&] {
+      etcdserverpb::TxnRequest request;
+      auto* compare = request.add_compare();
+      compare->set_key(key);
+      compare->set_target(etcdserverpb::Compare::MOD);
+      compare->set_result(etcdserverpb::Compare::EQUAL);
+      compare->set_mod_revision(mod_revision);
+      auto put = [&](const std::string& name, const std::string& value) {
+        auto* op = request.add_success()->mutable_request_put();
+        op->set_key(name);
+        op->set_value(value);
+      };
+      put(key, "value");
+      for (int c = 0; c < commits; ++c) {
+        const std::string prefix = key + "/c" + std::to_string(c) + "/";
+        for (int w = 0; w < kSmallWritesPerCommit; ++w)
+          put(prefix + std::to_string(w), small_value);
+        put(prefix + "page", page_value);
+      }
+      etcdserverpb::TxnResponse response;
+      const auto status = client.TxnOnce(request, &response);
+      if (!status.ok() || !response.succeeded()) {
+        std::fprintf(stderr, "a group compare-and-swap failed\n");
+        std::exit(1);
+      }
+      mod_revision = response.header().revision();
+    };
+    const std::string what = "txn of " + std::to_string(commits) + " commits' writes";
+    run(what.c_str(), group);
+  }
   return 0;
 }
