@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
   const std::string key = "rpc-bench/" + std::to_string(Clock::now().time_since_epoch().count());
 
   int64_t mod_revision = 0;  // an absent key compares as mod revision 0
-  auto commit = [&] {
+  // A compare-and-swap of `key`, with whatever `add_writes` puts beside it.
+  auto compare_and_swap = [&](auto&& add_writes) {
     etcdserverpb::TxnRequest request;
     auto* compare = request.add_compare();
     compare->set_key(key);
@@ -86,6 +87,7 @@ int main(int argc, char** argv) {
     auto* put = request.add_success()->mutable_request_put();
     put->set_key(key);
     put->set_value("value");
+    add_writes(request);
     etcdserverpb::TxnResponse response;
     const auto status = client.TxnOnce(request, &response);
     if (!status.ok() || !response.succeeded()) {
@@ -94,6 +96,7 @@ int main(int argc, char** argv) {
     }
     mod_revision = response.header().revision();
   };
+  auto commit = [&] { compare_and_swap([](etcdserverpb::TxnRequest&) {}); };
   auto read = [&](bool serializable) {
     etcdserverpb::RangeRequest request;
     request.set_key(key);
@@ -123,31 +126,20 @@ int main(int argc, char** argv) {
   const std::string page_value(3000, 'p');
   for (const int commits : {1, 4, 8, 16}) {
     auto group = [&] {
-      etcdserverpb::TxnRequest request;
-      auto* compare = request.add_compare();
-      compare->set_key(key);
-      compare->set_target(etcdserverpb::Compare::MOD);
-      compare->set_result(etcdserverpb::Compare::EQUAL);
-      compare->set_mod_revision(mod_revision);
-      auto put = [&](const std::string& name, const std::string& value) {
-        auto* op = request.add_success()->mutable_request_put();
-        op->set_key(name);
-        op->set_value(value);
-      };
-      put(key, "value");
-      for (int c = 0; c < commits; ++c) {
-        const std::string prefix = key + "/c" + std::to_string(c) + "/";
-        for (int w = 0; w < kSmallWritesPerCommit; ++w)
-          put(prefix + std::to_string(w), small_value);
-        put(prefix + "page", page_value);
-      }
-      etcdserverpb::TxnResponse response;
-      const auto status = client.TxnOnce(request, &response);
-      if (!status.ok() || !response.succeeded()) {
-        std::fprintf(stderr, "a group compare-and-swap failed\n");
-        std::exit(1);
-      }
-      mod_revision = response.header().revision();
+      compare_and_swap([&](etcdserverpb::TxnRequest& request) {
+        auto put = [&](const std::string& name, const std::string& value) {
+          auto* op = request.add_success()->mutable_request_put();
+          op->set_key(name);
+          op->set_value(value);
+        };
+        for (int c = 0; c < commits; ++c) {
+          const std::string prefix = key + "/c" + std::to_string(c) + "/";
+          for (int w = 0; w < kSmallWritesPerCommit; ++w) {
+            put(prefix + std::to_string(w), small_value);
+          }
+          put(prefix + "page", page_value);
+        }
+      });
     };
     const std::string what = "txn of " + std::to_string(commits) + " commits' writes";
     run(what.c_str(), group);
