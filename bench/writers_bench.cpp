@@ -11,6 +11,8 @@
 // catalog). Catalogs:
 //   moraine/etcd   ducklake:moraine:etcd://... on a 3-member etcd cluster on
 //                  loopback started here
+//   etcd/no-group  the same with group commit off (MORAINE_ETCD_GROUP_COMMIT=off:
+//                  every commit lands itself, in its turn)
 //   moraine/etcds  the same on a secured cluster (TLS, client certificates,
 //                  etcd's auth)
 //   postgres       ducklake:postgres:... on a local PostgreSQL server started
@@ -43,6 +45,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/postgres_server.h"
@@ -75,6 +78,25 @@ struct Catalog {
   std::string label;
   std::function<std::vector<std::string>(const std::string& data_path)> new_lake;
   const test::VirtualHosts* hosts = nullptr;  // the writers' hosts; null: this one
+  // Set in this process's environment, which the writers inherit, while it runs.
+  std::vector<std::pair<std::string, std::string>> environment = {};
+};
+
+// Sets a catalog's environment for as long as it lives.
+class ScopedEnvironment {
+ public:
+  explicit ScopedEnvironment(const std::vector<std::pair<std::string, std::string>>& variables)
+      : variables_(variables) {
+    for (const auto& [name, value] : variables_) setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~ScopedEnvironment() {
+    for (const auto& [name, value] : variables_) unsetenv(name.c_str());
+  }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+ private:
+  std::vector<std::pair<std::string, std::string>> variables_;
 };
 
 double Quantile(std::vector<double> values, double q) {
@@ -118,6 +140,7 @@ const char* Describe(Tables tables) {
 }
 
 Figures Run(const Catalog& catalog, Tables tables, int writers, double seconds) {
+  const ScopedEnvironment environment(catalog.environment);
   const std::filesystem::path scratch = util::CreateTempDir("moraine-bench-files-");
   const std::string files = scratch.string() + "/";
   const std::vector<std::string> setup = catalog.new_lake(files);
@@ -265,7 +288,9 @@ int main(int argc, char** argv) {
             "ATTACH 'ducklake:postgres:" + dsn + "' AS lake (DATA_PATH '" + files + "')"};
       };
     };
-    std::vector<bench::Catalog> catalogs = {{"moraine/etcd", etcd_lake(cluster)}};
+    std::vector<bench::Catalog> catalogs = {
+        {"moraine/etcd", etcd_lake(cluster)},
+        {"etcd/no-group", etcd_lake(cluster), nullptr, {{"MORAINE_ETCD_GROUP_COMMIT", "off"}}}};
     if (hosts) {
       const std::string on = "/" + std::to_string(host_count) + "h";
       catalogs.push_back({"postgres", postgres_lake("127.0.0.1")});
@@ -295,9 +320,11 @@ int main(int argc, char** argv) {
                         f.conflicts, f.failed - f.conflicts, f.first_error.c_str());
           }
           if (catalog.label.rfind("postgres", 0) != 0) {
-            std::printf("         commit loops %lld, DuckLake re-checks %lld, rebased %lld\n",
-                        f.counters["in_catalog_commits"], f.counters["native_conflict_checks"],
-                        f.counters["rebased_commits"]);
+            std::printf(
+                "         commit loops %lld, DuckLake re-checks %lld, rebased %lld (landed by "
+                "another writer's group %lld)\n",
+                f.counters["in_catalog_commits"], f.counters["native_conflict_checks"],
+                f.counters["rebased_commits"], f.counters["group_landed_commits"]);
           }
           std::fflush(stdout);
           rates[writers][catalog.label] = f.commits_per_s;
@@ -305,8 +332,9 @@ int main(int argc, char** argv) {
       }
       for (auto& [writers, rate] : rates) {
         if (rate["postgres"] <= 0) continue;
-        std::printf("%d writers: moraine/etcd / postgres = %.2f", writers,
-                    rate["moraine/etcd"] / rate["postgres"]);
+        std::printf("%d writers: moraine/etcd / postgres = %.2f (without group commit %.2f)",
+                    writers, rate["moraine/etcd"] / rate["postgres"],
+                    rate["etcd/no-group"] / rate["postgres"]);
         if (hosts) {
           const std::string on = "/" + std::to_string(host_count) + "h";
           std::printf(", on %d hosts %.2f\n", host_count,

@@ -33,6 +33,7 @@
   COUNTER(sql_batch_statements, "commit batch statements left to DuckDB")                        \
   FLAG(rebase, "whether a commit that lost its race to other tables' commits is rebased")        \
   COUNTER(rebased_commits, "commits rebased onto a new head (commit/rows/snapshot_rebase.h)")    \
+  COUNTER(group_landed_commits, "of those, commits another writer landed with its own (etcd)")  \
   COUNTER(native_row_counts, "net data-file and inlined row counts DuckLake reads for count(*)") \
   COUNTER(native_attach_reads, "DuckLake's probe and settings load at ATTACH")                   \
   COUNTER(native_inlined_reads, "scans of a table's inlined rows (ReadInlinedData)")             \

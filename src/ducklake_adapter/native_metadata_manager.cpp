@@ -976,6 +976,9 @@ void ManagerSlots::FlushChangesServerSide(TransactionMethods& transaction,
   if (const auto& rebased = loop.rebased()) {
     SetLastCommittedSnapshot(&transaction, *rebased);
     registration.rebased_commits.fetch_add(1, std::memory_order_relaxed);
+    if (rebased->by_another_writer) {
+      registration.group_landed_commits.fetch_add(1, std::memory_order_relaxed);
+    }
   }
   registration.in_catalog_commits.fetch_add(1, std::memory_order_relaxed);
 }

@@ -10,6 +10,7 @@
 // process, commit/lake/store_registry.h); a KvSnapshot's reads may run on several
 // threads at once; a KvIterator belongs to one thread.
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,6 +59,36 @@ class LandedWrite {
   // be acknowledged.
   virtual void AwaitDurable() = 0;
 };
+
+// A commit that another writer of the lake may land on this one's behalf, in
+// one write with its own (group commit: docs/research/cross-process-group-commit.md).
+// The store carries intents and outcomes as opaque bytes; the commit layer
+// makes and replays them (commit/rows/commit_intent.h).
+struct CommitOffer {
+  // The commit as an intent any writer's IntentReplayer can replay, or
+  // nullopt if it cannot be replayed. Called at most once per landing, and
+  // only when the store hands the commit on.
+  std::function<std::optional<std::string>()> intent;
+  // Set when another writer landed the commit: the outcome its replayer gave.
+  // The batch passed with the offer was then not written.
+  std::optional<std::string> outcome;
+  // Set when this commit's write landed other writers' intents with it: the
+  // head then moved past the batch's own.
+  bool landed_others = false;
+};
+
+// Another writer's intent replayed on the head it is to land on: the writes
+// that land it (its new head last), and the outcome its writer is told.
+struct ReplayedIntent {
+  WriteBatch batch;
+  std::string outcome;
+};
+// Replays `intent` on `view` (the store as it will be once what lands before
+// it has: store/overlaid_snapshot.h); nullopt when it may not land there.
+// Called on the thread of the commit that lands it; may be called from
+// several threads at once.
+using IntentReplayer = std::function<std::optional<ReplayedIntent>(std::unique_ptr<KvSnapshot> view,
+                                                                   std::string_view intent)>;
 
 // Thread-safe: every method may be called from several threads at once, and
 // concurrent writes each land atomically; WriteIfHeadUnchanged is what orders
@@ -108,6 +139,22 @@ class KvStore {
     if (!WriteIfHeadUnchanged(head_key, expected_head_value, batch)) return nullptr;
     return std::make_unique<AlreadyDurable>();
   }
+
+  // LandIfHeadUnchanged for a commit that `offer` lets another writer land
+  // (CommitOffer): when offer.outcome is set on return, another writer's
+  // write landed it, durably, and `batch` was not written; a non-null
+  // result is returned then too. Stores that hand no commit on (the
+  // default, and RocksDB, where one process commits) land it themselves.
+  virtual std::unique_ptr<LandedWrite> LandOffered(
+      std::string_view head_key, const std::optional<std::string>& expected_head_value,
+      const WriteBatch& batch, CommitOffer& offer) {
+    (void)offer;
+    return LandIfHeadUnchanged(head_key, expected_head_value, batch);
+  }
+  // Lets this handle's commits land other writers' intents with their own
+  // (CommitOffer). Set once, before the first commit; a no-op where
+  // commits are not handed on.
+  virtual void SetIntentReplayer(IntentReplayer replayer) { (void)replayer; }
 
   virtual bool read_only() const = 0;
   virtual const std::string& location() const = 0;

@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
   auto counters = connection->Query(
-      "SELECT in_catalog_commits, native_conflict_checks, rebased_commits "
+      "SELECT in_catalog_commits, native_conflict_checks, rebased_commits, group_landed_commits "
       "FROM moraine_native_manager()");
   if (counters->HasError() || counters->RowCount() != 1) {
     std::fprintf(stderr, "moraine_ducklake_writer: moraine_native_manager() -> %s\n",

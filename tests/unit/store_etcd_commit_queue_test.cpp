@@ -299,5 +299,68 @@ TEST(EtcdCommitQueue, StopWakesTheIdleLeaver) {
   stopper.join();
 }
 
+// Group commit: the handle whose turn it is sees the intents queued behind
+// it, in queue order; plain entries and its own are not intents.
+TEST(EtcdCommitQueue, TheTurnHolderSeesTheIntentsBehindIt) {
+  EtcdCommitQueue queue(kPrefix, "me");
+  queue.Joined(10);
+  queue.Observe("lake/i/me/a", 10, 10, "me");
+  queue.Observe("lake/i/plain/a", 11, 11, "plain");
+  queue.Observe("lake/i/x/a", 12, 14, EtcdCommitQueue::IntentValue("x.1", "intent of x"));
+  queue.Observe("lake/i/y/b", 13, 13, EtcdCommitQueue::IntentValue("y.7", std::string("\0y", 2)));
+  const auto intents = queue.IntentsBehind(16);
+  ASSERT_EQ(intents.size(), 2u);
+  EXPECT_EQ(intents[0].entry.key, "lake/i/x/a");
+  EXPECT_EQ(intents[0].entry.create_revision, 12);
+  EXPECT_EQ(intents[0].mod_revision, 14);
+  EXPECT_EQ(intents[0].offer_id, "x.1");
+  EXPECT_EQ(intents[0].intent, "intent of x");
+  EXPECT_EQ(intents[1].offer_id, "y.7");
+  EXPECT_EQ(intents[1].intent, std::string("\0y", 2));
+  EXPECT_EQ(queue.IntentsBehind(1).size(), 1u);
+  // An intent taken back (its entry put with a plain value) is none.
+  queue.Observe("lake/i/x/a", 12, 15, "x");
+  EXPECT_EQ(queue.IntentsBehind(16).size(), 1u);
+}
+
+TEST(EtcdCommitQueue, OnlyTheFirstSeesIntents) {
+  EtcdCommitQueue queue(kPrefix, "me");
+  queue.Joined(11);
+  queue.Observe("lake/i/ahead/a", 10, 10, "ahead");
+  queue.Observe("lake/i/me/a", 11, 11, "me");
+  queue.Observe("lake/i/x/a", 12, 12, EtcdCommitQueue::IntentValue("x.1", "i"));
+  EXPECT_TRUE(queue.IntentsBehind(16).empty());
+  EXPECT_FALSE(queue.HoldsFirst());
+  queue.Observe("lake/i/ahead/a", std::nullopt);
+  EXPECT_TRUE(queue.HoldsFirst());
+  EXPECT_EQ(queue.IntentsBehind(16).size(), 1u);
+}
+
+// A waiting handle whose intent a group landed wakes with the outcome, which
+// the watch shows before the deletion of its entry.
+TEST(EtcdCommitQueue, AWaiterWakesWithItsOutcome) {
+  EtcdCommitQueue queue(kPrefix, "me");
+  queue.Observe("lake/i/first/a", 10, 10, "first");
+  const std::string offer = queue.NewOfferId();
+  EXPECT_TRUE(offer.starts_with("me."));
+  queue.Joined(11);
+  queue.Observe("lake/i/me/a", 11, 11, EtcdCommitQueue::IntentValue(offer, "i"));
+  std::thread group([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    queue.ObserveOutcome("other.3", "not mine");
+    queue.ObserveOutcome(offer, "landed");
+    queue.Observe("lake/i/me/a", std::nullopt);
+    queue.Observe("lake/i/first/a", std::nullopt);
+  });
+  const auto start = Clock::now();
+  const auto waited = queue.AwaitTurnOrOutcome(offer);
+  group.join();
+  EXPECT_LT(Clock::now() - start, EtcdCommitQueue::kStall);
+  EXPECT_EQ(waited.outcome, "landed");
+  EXPECT_EQ(queue.TakeOutcome("other.3"), std::nullopt);  // others' outcomes are not kept
+  EXPECT_EQ(queue.TakeOutcome(offer), std::nullopt);      // taken once
+  EXPECT_FALSE(queue.Queued());
+}
+
 }  // namespace
 }  // namespace moraine::store

@@ -58,6 +58,29 @@ std::unique_ptr<store::LandedWrite> CatalogCachingStore::LandIfHeadUnchanged(
     head_catalog_.Forget();  // whether it landed is not known here
     throw;
   }
+  return Landed(std::move(landed), head_key, expected_head_value, batch, /*advance=*/true);
+}
+
+std::unique_ptr<store::LandedWrite> CatalogCachingStore::LandOffered(
+    std::string_view head_key, const std::optional<std::string>& expected_head_value,
+    const store::WriteBatch& batch, store::CommitOffer& offer) {
+  std::unique_ptr<store::LandedWrite> landed;
+  try {
+    landed = wrapped_->LandOffered(head_key, expected_head_value, batch, offer);
+  } catch (...) {
+    head_catalog_.Forget();
+    throw;
+  }
+  // Another writer landed it: the cache learns that head as any other
+  // writer's, when it reads it.
+  if (offer.outcome) return landed;
+  return Landed(std::move(landed), head_key, expected_head_value, batch, !offer.landed_others);
+}
+
+std::unique_ptr<store::LandedWrite> CatalogCachingStore::Landed(
+    std::unique_ptr<store::LandedWrite> landed, std::string_view head_key,
+    const std::optional<std::string>& expected_head_value, const store::WriteBatch& batch,
+    bool advance) {
   if (!landed) return nullptr;
   if (head_key == HeadKey()) {
     const uint64_t landed_on =
@@ -65,7 +88,11 @@ std::unique_ptr<store::LandedWrite> CatalogCachingStore::LandIfHeadUnchanged(
     uint64_t newest = newest_base_landed_on_.load(std::memory_order_relaxed);
     while (newest < landed_on && !newest_base_landed_on_.compare_exchange_weak(newest, landed_on)) {
     }
-    head_catalog_.Advance(expected_head_value, batch);
+    if (advance) {
+      head_catalog_.Advance(expected_head_value, batch);
+    } else {
+      head_catalog_.Forget();
+    }
   } else {
     head_catalog_.Forget();  // anchored elsewhere: not a commit of the catalog
   }

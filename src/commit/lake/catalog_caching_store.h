@@ -53,6 +53,15 @@ class CatalogCachingStore : public store::KvStore {
   std::unique_ptr<store::LandedWrite> LandIfHeadUnchanged(
       std::string_view head_key, const std::optional<std::string>& expected_head_value,
       const store::WriteBatch& batch) override;
+  // As LandIfHeadUnchanged. A commit another writer landed leaves the cache
+  // as it was, and one that landed others' intents with it drops it: the
+  // head moved past its own batch.
+  std::unique_ptr<store::LandedWrite> LandOffered(
+      std::string_view head_key, const std::optional<std::string>& expected_head_value,
+      const store::WriteBatch& batch, store::CommitOffer& offer) override;
+  void SetIntentReplayer(store::IntentReplayer replayer) override {
+    wrapped_->SetIntentReplayer(std::move(replayer));
+  }
   bool read_only() const override;
   bool ContendingCommitsTakeTurns() const override {
     return wrapped_->ContendingCommitsTakeTurns();
@@ -62,6 +71,13 @@ class CatalogCachingStore : public store::KvStore {
 
  private:
   class CacheDroppingLandedWrite;
+
+  // What follows a landing of `batch` on `expected_head_value`: the turn
+  // bookkeeping, and the cache advanced (`advance`) or dropped.
+  std::unique_ptr<store::LandedWrite> Landed(std::unique_ptr<store::LandedWrite> landed,
+                                             std::string_view head_key,
+                                             const std::optional<std::string>& expected_head_value,
+                                             const store::WriteBatch& batch, bool advance);
 
   std::unique_ptr<store::KvStore> wrapped_;
   HeadCatalogCache head_catalog_;

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "commit/lake/catalog_caching_store.h"
+#include "commit/rows/commit_intent.h"
 #include "store/error.h"
 #include "store/etcd/etcd_location.h"
 #include "store/rocksdb/memory_env.h"
@@ -28,10 +29,14 @@ std::shared_ptr<CatalogCachingStore> Opened(const std::string& location, bool re
                                             bool create,
                                             const std::optional<store::EtcdSecurity>& security) {
   try {
-    return std::make_shared<CatalogCachingStore>(store::OpenKvStore({.location = location,
-                                                                     .read_only = read_only,
-                                                                     .create_if_missing = create,
-                                                                     .etcd_security = security}));
+    auto opened =
+        std::make_shared<CatalogCachingStore>(store::OpenKvStore({.location = location,
+                                                                  .read_only = read_only,
+                                                                  .create_if_missing = create,
+                                                                  .etcd_security = security}));
+    // Its commits may land other writers' commits with their own.
+    opened->SetIntentReplayer(CommitIntentReplayer());
+    return opened;
   } catch (const store::NotFoundError&) {
     if (create) throw;
     return nullptr;

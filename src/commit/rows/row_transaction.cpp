@@ -13,6 +13,7 @@
 #include "catalog/row_mapping.h"
 #include "commit/lake/catalog_caching_store.h"
 #include "commit/lake/store_records.h"
+#include "commit/rows/commit_intent.h"
 #include "commit/rows/data_file_summary.h"
 #include "commit/rows/inlined_batch_summary.h"
 #include "commit/rows/inlined_tables.h"
@@ -27,6 +28,7 @@
 #include "store/error.h"
 #include "store/records.pb.h"
 #include "store/value_frame.h"
+#include "util/uuid.h"
 
 namespace moraine::commit {
 
@@ -90,9 +92,16 @@ class StoreRowTransaction final : public RowTransaction {
   // (a rebase, which lands after it, building on the newest head).
   StoreRowTransaction(const CommitStore& store, catalog::CatalogVersion shape,
                       bool for_commit = false)
+      : StoreRowTransaction(
+            store, shape,
+            for_commit ? store.store()->GetSnapshotForCommit() : store.store()->GetSnapshot()) {}
+  // Reads `view` instead (another writer's intent replayed over the commits
+  // landing before it: ReplayCommitIntent).
+  StoreRowTransaction(const CommitStore& store, catalog::CatalogVersion shape,
+                      std::unique_ptr<store::KvSnapshot> view)
       : store_(store),
         shape_(shape),
-        view_(for_commit ? store.store()->GetSnapshotForCommit() : store.store()->GetSnapshot()),
+        view_(std::move(view)),
         head_value_(view_.Get(HeadKey())),
         head_(DecodeHead(head_value_)),
         staged_(view_, (head_.batch_count() + 1) << 32, InlinedBatchesThrough(head_value_, head_)) {
@@ -376,41 +385,114 @@ class StoreRowTransaction final : public RowTransaction {
   void CommitTurnHeldByCaller() override { turn_held_by_caller_ = true; }
   std::optional<Rebase> rebased() const override { return rebased_; }
 
+  // This transaction's commit as an intent another writer may land for it
+  // (commit_intent.h), if a rebase could move it: nullopt otherwise.
+  std::optional<CommitIntent> Intent() override {
+    RequireOpen();
+    if (!rebase_allowed_ || !replayable_ || !head_value_) return std::nullopt;
+    const auto base = BaseSnapshot();
+    if (!base || !DataCommitOf(writes_, *base, shape_)) return std::nullopt;
+    return CommitIntent{util::NewUuid(), shape_, *base, head_.batch_count(), writes_};
+  }
+
+  // Stages `intent`'s writes moved onto this transaction's head and finishes
+  // the transaction, as a rebase of its own writer would: how they moved,
+  // or nullopt (nothing staged) when the rules refuse them.
+  std::optional<ReplayedCommit> StageIntent(const CommitIntent& intent) {
+    RequireOpen();
+    const auto commit = DataCommitOf(intent.writes, intent.base, shape_);
+    if (!commit) return std::nullopt;
+    const auto move = StageMoved(intent.writes, *commit, intent.base, intent.base_batches);
+    if (!move) return std::nullopt;
+    ReplayedCommit replayed;
+    replayed.batch = LandingBatch();
+    replayed.moved = Rebase{move->from, move->to};
+    return replayed;
+  }
+
  private:
   // Lands the staged batch on the head this transaction began at, or else
   // (if it may) rebased onto the newest head; throws ConflictError if
   // neither. Not durable yet.
   std::unique_ptr<store::LandedWrite> LandOrRebase() {
-    if (auto landed = Land()) return landed;
+    if (auto landed = Land(*this)) return landed;
     if (!rebase_allowed_ || !replayable_ || !head_value_) throw store::ConflictError(kLostRace);
-    const auto head_snapshot = static_cast<int64_t>(head_.snapshot_id());
-    auto base = BaseSnapshotFromHead(head_snapshot);
-    if (!base) base = SnapshotAt(head_snapshot);
+    const auto base = BaseSnapshot();
     const auto rebasable = base ? DataCommitOf(writes_, *base, shape_) : std::nullopt;
     if (!rebasable) throw store::ConflictError(kLostRace);
     for (int attempt = 0; attempt < kRebaseAttempts; ++attempt) {
       StoreRowTransaction onto(store_, shape_, /*for_commit=*/true);
-      const auto head = onto.LatestSnapshot();
-      const auto shared =
-          head ? HeadAdmitsRebase(*rebasable, *base, head_.batch_count(), *head,
-                                  onto.head_.batch_count(), onto.ChangesAfter(base->snapshot_id))
-               : std::nullopt;
-      if (!shared) break;
-      const SnapshotMove move = MoveOnto(*rebasable, *base, *head);
-      if (!onto.Replay(writes_, move, *shared, head->snapshot_id)) break;
-      onto.staged_.FlushContainers();
-      onto.finished_ = true;
-      if (auto landed = onto.Land()) {
-        rebased_ = Rebase{move.from, move.to};
+      const auto move = onto.StageMoved(writes_, *rebasable, *base, head_.batch_count());
+      if (!move) break;
+      if (auto landed = onto.Land(*this)) {
+        if (!rebased_) rebased_ = Rebase{move->from, move->to};  // else another writer landed it
         return landed;
       }
     }
     throw store::ConflictError(kLostRace);
   }
 
+  // The snapshot this transaction began at: from the head if it carries its
+  // counters, else its record.
+  std::optional<SnapshotCounters> BaseSnapshot() {
+    const auto head_snapshot = static_cast<int64_t>(head_.snapshot_id());
+    auto base = BaseSnapshotFromHead(head_snapshot);
+    if (!base) base = SnapshotAt(head_snapshot);
+    return base;
+  }
+
+  // Stages `writes` (a data-only `commit` staged on `base`, whose head
+  // counted `base_batches`) moved onto this transaction's head, and finishes
+  // it: the move, or nullopt when the head does not admit it or a row it
+  // updates has changed (then what was staged is never landed).
+  std::optional<SnapshotMove> StageMoved(const std::vector<RowWrite>& writes,
+                                         const DataCommit& commit, const SnapshotCounters& base,
+                                         uint64_t base_batches) {
+    const auto head = LatestSnapshot();
+    const auto shared = head ? HeadAdmitsRebase(commit, base, base_batches, *head,
+                                                head_.batch_count(), ChangesAfter(base.snapshot_id))
+                             : std::nullopt;
+    if (!shared) return std::nullopt;
+    const SnapshotMove move = MoveOnto(commit, base, *head);
+    if (!Replay(writes, move, *shared, head->snapshot_id)) return std::nullopt;
+    staged_.FlushContainers();
+    finished_ = true;
+    return move;
+  }
+
   // Writes the staged batch if the head is still the one this transaction
-  // began at; null if it is not.
-  std::unique_ptr<store::LandedWrite> Land() {
+  // began at; null if it is not. `writer`: the transaction whose commit this
+  // is (this one, or the one a rebase moves onto this one's head). If it may
+  // be rebased, the store may hand it to another writer to land
+  // (store::CommitOffer, commit_intent.h): then `writer` learns where it
+  // landed, as after a rebase.
+  std::unique_ptr<store::LandedWrite> Land(StoreRowTransaction& writer) {
+    const store::WriteBatch batch = LandingBatch();
+    if (!writer.rebase_allowed_ || !writer.replayable_) {
+      return store_.store()->LandIfHeadUnchanged(HeadKey(), head_value_, batch);
+    }
+    std::string offered_id;
+    store::CommitOffer offer;
+    offer.intent = [&]() -> std::optional<std::string> {
+      auto intent = writer.Intent();
+      if (!intent) return std::nullopt;
+      offered_id = intent->id;
+      return EncodeCommitIntent(*intent);
+    };
+    auto landed = store_.store()->LandOffered(HeadKey(), head_value_, batch, offer);
+    if (offer.outcome) {
+      const CommitOutcome outcome = DecodeCommitOutcome(*offer.outcome);
+      if (outcome.intent_id != offered_id) {
+        throw store::CorruptionError("the outcome of commit intent " + offered_id +
+                                     " names another intent, " + outcome.intent_id);
+      }
+      writer.rebased_ = Rebase{outcome.staged_snapshot, outcome.landed_snapshot, true};
+    }
+    return landed;
+  }
+
+  // Every write this transaction lands, the new head last.
+  store::WriteBatch LandingBatch() {
     // The summaries of the inlined batches and data files this commit writes
     // land with them, where the lake keeps them
     // (commit/rows/inlined_batch_summary.h, commit/rows/data_file_summary.h).
@@ -434,7 +516,7 @@ class StoreRowTransaction final : public RowTransaction {
     batch.Put(HeadKey(),
               EncodeHead(head_snapshot, head_.batch_count() + 1, counters ? &*counters : nullptr,
                          NewInlinedBatchesThrough(), summaries));
-    return store_.store()->LandIfHeadUnchanged(HeadKey(), head_value_, batch);
+    return batch;
   }
 
   // The inlined data table `table` this transaction serves, and its user
@@ -948,6 +1030,14 @@ class StoreRowTransaction final : public RowTransaction {
 std::unique_ptr<RowTransaction> BeginRowTransaction(const CommitStore& store,
                                                     catalog::CatalogVersion shape) {
   return std::make_unique<StoreRowTransaction>(store, shape);
+}
+
+std::optional<ReplayedCommit> ReplayCommitIntent(std::unique_ptr<store::KvSnapshot> view,
+                                                 const CommitIntent& intent) {
+  // It reads `view` and lands nothing: no store of its own.
+  StoreRowTransaction onto(CommitStore(std::shared_ptr<store::KvStore>()), intent.shape,
+                           std::move(view));
+  return onto.StageIntent(intent);
 }
 
 }  // namespace moraine::commit

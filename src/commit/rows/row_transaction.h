@@ -45,6 +45,8 @@ namespace inlined {
 class SummaryPage;
 }  // namespace inlined
 
+struct CommitIntent;  // commit_intent.h
+
 using catalog::Cell;
 using catalog::OpaqueValue;
 using catalog::Row;
@@ -333,9 +335,17 @@ class RowTransaction {
   struct Rebase {
     int64_t staged_snapshot = 0;
     int64_t landed_snapshot = 0;
+    // Another writer landed it with its own commit (store::CommitOffer).
+    bool by_another_writer = false;
   };
   // Set by a Commit that landed rebased; nullopt otherwise.
   virtual std::optional<Rebase> rebased() const = 0;
+  // This transaction's commit as an intent that another writer may land for
+  // it (commit_intent.h, ReplayCommitIntent), under a fresh id: nullopt
+  // unless a rebase could move it (AllowRebase came before every write, and
+  // it is a data-only commit, snapshot_rebase.h). Throws
+  // store::InvalidArgumentError once the transaction has finished.
+  virtual std::optional<CommitIntent> Intent() = 0;
   virtual void Rollback() = 0;
 };
 

@@ -58,6 +58,7 @@ struct RowWrite {
   std::string table;
   Row before;
   Row after;
+  bool operator==(const RowWrite&) const = default;
 };
 
 // A transaction's writes, seen as one data-only DuckLake commit.

@@ -19,10 +19,11 @@ constexpr auto kRestartPause = std::chrono::milliseconds(200);
 EtcdChangeWatch::EtcdChangeWatch(std::shared_ptr<EtcdClient> client, std::string begin,
                                  std::string end, int64_t revision,
                                  std::shared_ptr<EtcdReadCache> cache,
-                                 std::shared_ptr<EtcdCommitQueue> queue)
+                                 std::shared_ptr<EtcdCommitQueue> queue, std::string outcome_prefix)
     : client_(std::move(client)),
       begin_(std::move(begin)),
       end_(std::move(end)),
+      outcome_prefix_(std::move(outcome_prefix)),
       cache_(std::move(cache)),
       queue_(std::move(queue)) {
   // Before the handle is used: a commit right after the open knows the queue.
@@ -78,9 +79,12 @@ void EtcdChangeWatch::WatchFrom(int64_t revision) {
     const auto is_entry = [&](const mvccpb::KeyValue& kv) {
       return queue_ && kv.key().starts_with(queue_->prefix());
     };
+    const auto is_outcome = [&](const mvccpb::KeyValue& kv) {
+      return queue_ && !outcome_prefix_.empty() && kv.key().starts_with(outcome_prefix_);
+    };
     for (const auto& event : response.events()) {
       const auto& kv = event.kv();
-      if (is_entry(kv)) continue;
+      if (is_entry(kv) || is_outcome(kv)) continue;
       changes.push_back({kv.key(), kv.mod_revision(),
                          event.type() == mvccpb::Event::PUT
                              ? std::optional<std::string_view>(kv.value())
@@ -89,12 +93,21 @@ void EtcdChangeWatch::WatchFrom(int64_t revision) {
     if (!changes.empty()) cache_->Apply(changes);
     // After the cache: a handle whose turn comes with a commit that deleted
     // the entry ahead finds that commit's head in the cache.
+    // Outcomes before entries: a handle whose intent a group landed finds
+    // its outcome by the time it sees its entry deleted (one revision).
+    for (const auto& event : response.events()) {
+      const auto& kv = event.kv();
+      if (!is_outcome(kv) || event.type() != mvccpb::Event::PUT) continue;
+      queue_->ObserveOutcome(std::string_view(kv.key()).substr(outcome_prefix_.size()), kv.value());
+    }
     for (const auto& event : response.events()) {
       const auto& kv = event.kv();
       if (!is_entry(kv)) continue;
-      queue_->Observe(kv.key(), event.type() == mvccpb::Event::PUT
-                                    ? std::optional<int64_t>(kv.create_revision())
-                                    : std::nullopt);
+      if (event.type() == mvccpb::Event::PUT) {
+        queue_->Observe(kv.key(), kv.create_revision(), kv.mod_revision(), kv.value());
+      } else {
+        queue_->Observe(kv.key(), std::nullopt);
+      }
     }
     return true;
   });
@@ -108,11 +121,10 @@ void EtcdChangeWatch::ReadQueueAt(int64_t revision) {
   request.set_key(queue_->prefix());
   request.set_range_end(PrefixSuccessor(queue_->prefix()));
   request.set_revision(revision);
-  request.set_keys_only(true);
   try {
     const auto response = client_->Range(request);
     for (const auto& kv : response.kvs()) {
-      queue_->Observe(kv.key(), kv.create_revision());
+      queue_->Observe(kv.key(), kv.create_revision(), kv.mod_revision(), kv.value());
     }
   } catch (const Error&) {
     // Compacted or away: the queue is learned from the stream alone, and a

@@ -33,10 +33,12 @@ class EtcdChangeWatch {
   // Watches [begin, end) for changes after `revision`. Changes of the
   // entries of `queue` (may be null) go to it instead of the cache, and its
   // entries are read at the revision each stream starts from (the first
-  // time before the constructor returns).
+  // time before the constructor returns); so do puts of commit outcomes,
+  // the keys under `outcome_prefix` (EtcdCommitQueue::ObserveOutcome).
   EtcdChangeWatch(std::shared_ptr<EtcdClient> client, std::string begin, std::string end,
                   int64_t revision, std::shared_ptr<EtcdReadCache> cache,
-                  std::shared_ptr<EtcdCommitQueue> queue = nullptr);
+                  std::shared_ptr<EtcdCommitQueue> queue = nullptr,
+                  std::string outcome_prefix = {});
   ~EtcdChangeWatch();
 
   EtcdChangeWatch(const EtcdChangeWatch&) = delete;
@@ -54,7 +56,7 @@ class EtcdChangeWatch {
   bool Pause();
 
   std::shared_ptr<EtcdClient> client_;
-  std::string begin_, end_;
+  std::string begin_, end_, outcome_prefix_;
   std::shared_ptr<EtcdReadCache> cache_;
   std::shared_ptr<EtcdCommitQueue> queue_;
 

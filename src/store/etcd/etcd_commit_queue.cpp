@@ -10,6 +10,9 @@ namespace {
 // names one key twice).
 constexpr char kFirstSlot = 'a';
 constexpr char kSecondSlot = 'b';
+// Begins the value of an entry that holds an intent; a handle's plain entry
+// holds its name, which never begins with a NUL.
+constexpr std::string_view kIntentMark("\0I", 2);
 
 std::string OtherSlot(const std::string& key) {
   std::string other = key;
@@ -25,14 +28,20 @@ EtcdCommitQueue::EtcdCommitQueue(std::string queue_prefix, std::string_view self
       own_value_(self),
       join_key_(own_base_ + kFirstSlot) {}
 
-void EtcdCommitQueue::Observe(std::string_view key, std::optional<int64_t> create_revision) {
+void EtcdCommitQueue::Observe(std::string_view key, std::optional<int64_t> create_revision,
+                              int64_t mod_revision, std::string_view value) {
   {
     std::lock_guard lock(mutex_);
-    const auto same_key = [&](const auto& entry) { return entry.second == key; };
+    const auto same_key = [&](const auto& entry) { return entry.second.key == key; };
     if (create_revision) {
       // A put to a queued key keeps its create revision; a new one is a new entry.
-      if (std::none_of(entries_.begin(), entries_.end(), same_key)) {
-        entries_.emplace(*create_revision, std::string(key));
+      const auto held = std::find_if(entries_.begin(), entries_.end(), same_key);
+      if (held == entries_.end()) {
+        entries_.emplace(*create_revision,
+                         ShownEntry{std::string(key), mod_revision, std::string(value)});
+      } else if (mod_revision >= held->second.mod_revision) {
+        held->second.mod_revision = mod_revision;
+        held->second.value = std::string(value);
       }
     } else if (auto gone = std::find_if(entries_.begin(), entries_.end(), same_key);
                gone != entries_.end()) {
@@ -62,7 +71,7 @@ bool EtcdCommitQueue::OwnKeyLocked(std::string_view key) const {
 
 bool EtcdCommitQueue::OthersQueuedLocked() const {
   return std::any_of(entries_.begin(), entries_.end(),
-                     [&](const auto& entry) { return !OwnKeyLocked(entry.second); });
+                     [&](const auto& entry) { return !OwnKeyLocked(entry.second.key); });
 }
 
 bool EtcdCommitQueue::ShouldJoin() {
@@ -87,6 +96,16 @@ void EtcdCommitQueue::Joined(int64_t create_revision) {
 bool EtcdCommitQueue::Queued() {
   std::lock_guard lock(mutex_);
   return own_.has_value();
+}
+
+std::optional<EtcdCommitQueue::Entry> EtcdCommitQueue::OwnEntry() {
+  std::lock_guard lock(mutex_);
+  return own_;
+}
+
+bool EtcdCommitQueue::HoldsFirst() {
+  std::lock_guard lock(mutex_);
+  return own_ && OwnEntryShownLocked() && entries_.begin()->first == own_->create_revision;
 }
 
 void EtcdCommitQueue::StartCommit() {
@@ -124,7 +143,7 @@ void EtcdCommitQueue::AfterCommit(bool landed, const Handover& handover,
     if (!landed || !handover.ends) return;
     const auto& ended = *handover.ends;
     if (const auto found = entries_.find(ended.create_revision);
-        found != entries_.end() && found->second == ended.key) {
+        found != entries_.end() && found->second.key == ended.key) {
       entries_.erase(found);
     }
     // Unless another commit of this handle moved its place meanwhile (then
@@ -165,17 +184,42 @@ std::optional<EtcdCommitQueue::Entry> EtcdCommitQueue::Leave() {
 
 bool EtcdCommitQueue::OwnEntryShownLocked() const {
   const auto found = entries_.find(own_->create_revision);
-  return found != entries_.end() && found->second == own_->key;
+  return found != entries_.end() && found->second.key == own_->key;
 }
 
 EtcdCommitQueue::Turn EtcdCommitQueue::AwaitTurn() {
   std::unique_lock lock(mutex_);
+  return AwaitTurnLocked(lock, nullptr);
+}
+
+EtcdCommitQueue::TurnOrOutcome EtcdCommitQueue::AwaitTurnOrOutcome(const std::string& offer_id) {
+  std::unique_lock lock(mutex_);
+  TurnOrOutcome result{AwaitTurnLocked(lock, &offer_id), std::nullopt};
+  if (auto shown = outcomes_.find(offer_id); shown != outcomes_.end()) {
+    result.outcome = std::move(shown->second);
+    outcomes_.erase(shown);
+  }
+  return result;
+}
+
+std::optional<std::string> EtcdCommitQueue::TakeOutcome(const std::string& offer_id) {
+  std::lock_guard lock(mutex_);
+  auto shown = outcomes_.find(offer_id);
+  if (shown == outcomes_.end()) return std::nullopt;
+  std::string outcome = std::move(shown->second);
+  outcomes_.erase(shown);
+  return outcome;
+}
+
+EtcdCommitQueue::Turn EtcdCommitQueue::AwaitTurnLocked(std::unique_lock<std::mutex>& lock,
+                                                       const std::string* outcome_of) {
   const auto start = Clock::now();
-  std::optional<int64_t> waiting_on;
+  int64_t waiting_on = 0;  // none: create revisions are positive
   auto since = start;
   Turn turn;
   for (;;) {
     if (!own_) return turn;
+    if (outcome_of && outcomes_.contains(*outcome_of)) return turn;
     const auto now = Clock::now();
     if (!OwnEntryShownLocked()) {
       // The watch lags behind the put: wait for it to show the entries ahead,
@@ -185,20 +229,62 @@ EtcdCommitQueue::Turn EtcdCommitQueue::AwaitTurn() {
       continue;
     }
     const auto& first = *entries_.begin();
-    if (waiting_on && waiting_on != first.first) turn.handed_on = true;
+    if (waiting_on != 0 && waiting_on != first.first) turn.handed_on = true;
     if (first.first >= own_->create_revision) return turn;
     if (waiting_on != first.first) {
       waiting_on = first.first;
       since = now;
     }
     if (now >= since + kStall) {
-      turn.stale.push_back({first.second, first.first});
+      turn.stale.push_back({first.second.key, first.first});
       entries_.erase(entries_.begin());
-      waiting_on.reset();  // a skipped entry hands nothing on
+      waiting_on = 0;  // a skipped entry hands nothing on
       continue;
     }
     moved_.wait_until(lock, since + kStall);
   }
+}
+
+std::string EtcdCommitQueue::IntentValue(std::string_view offer_id, std::string_view intent) {
+  std::string value(kIntentMark);
+  value.append(offer_id);
+  value.push_back('\0');
+  value.append(intent);
+  return value;
+}
+
+std::string EtcdCommitQueue::NewOfferId() {
+  std::lock_guard lock(mutex_);
+  return own_value_ + "." + std::to_string(++offers_made_);
+}
+
+std::vector<EtcdCommitQueue::QueuedIntent> EtcdCommitQueue::IntentsBehind(size_t max) {
+  std::lock_guard lock(mutex_);
+  std::vector<QueuedIntent> intents;
+  if (!own_ || !OwnEntryShownLocked() || entries_.begin()->first != own_->create_revision) {
+    return intents;  // not this handle's turn
+  }
+  for (auto it = std::next(entries_.begin()); it != entries_.end() && intents.size() < max; ++it) {
+    const std::string_view value = it->second.value;
+    if (!value.starts_with(kIntentMark) || OwnKeyLocked(it->second.key)) continue;
+    const size_t end = value.find('\0', kIntentMark.size());
+    if (end == std::string_view::npos) continue;
+    intents.push_back({{it->second.key, it->first},
+                       it->second.mod_revision,
+                       std::string(value.substr(kIntentMark.size(), end - kIntentMark.size())),
+                       std::string(value.substr(end + 1))});
+  }
+  return intents;
+}
+
+void EtcdCommitQueue::ObserveOutcome(std::string_view offer_id, std::string_view outcome) {
+  {
+    std::lock_guard lock(mutex_);
+    // Only this handle's outcomes are waited for; they are few, and taken.
+    if (!offer_id.starts_with(own_value_ + ".")) return;
+    outcomes_.insert_or_assign(std::string(offer_id), std::string(outcome));
+  }
+  moved_.notify_all();
 }
 
 std::optional<EtcdCommitQueue::Entry> EtcdCommitQueue::AwaitIdleTurn() {

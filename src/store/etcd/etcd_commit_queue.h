@@ -79,8 +79,10 @@ class EtcdCommitQueue {
   };
 
   // From the change watch: `key` (an entry key) was put with
-  // `create_revision`, or deleted (nullopt).
-  void Observe(std::string_view key, std::optional<int64_t> create_revision);
+  // `create_revision` (and `mod_revision`, holding `value`), or deleted
+  // (nullopt).
+  void Observe(std::string_view key, std::optional<int64_t> create_revision,
+               int64_t mod_revision = 0, std::string_view value = {});
   // The watch (re)starts: every entry is forgotten until it is shown again.
   void Forget();
 
@@ -95,6 +97,10 @@ class EtcdCommitQueue {
   // Whether this handle holds an entry (as it put it, and the watch has not
   // shown it deleted since).
   bool Queued();
+  // The entry this handle holds, if any.
+  std::optional<Entry> OwnEntry();
+  // Whether this handle's entry is the first the watch shows.
+  bool HoldsFirst();
 
   // A head commit of this handle is in flight from StartCommit to
   // EndCommit (which must follow, also when the commit throws).
@@ -118,6 +124,36 @@ class EtcdCommitQueue {
   // entry it held, for the store to delete; nullopt if it held none.
   std::optional<Entry> Leave();
 
+  // --- Group commit (docs/research/cross-process-group-commit.md) ---
+  // A waiting handle puts its commit's intent (opaque bytes,
+  // store::CommitOffer) as its entry's value, under an offer id; the handle
+  // whose turn it is lands the intents queued behind it with its own commit,
+  // in one Txn that compares each entry's mod revision, deletes the entry
+  // and puts an outcome record <prefix>/j/<offer id> the waiter's watch shows.
+  // The waiter's own landing compares its entry's mod revision too, so an
+  // intent lands exactly once: by a group, or by its writer. What the queue
+  // shows of a waiter's own entry never settles its intent: only a Txn that
+  // compares the entry does (EtcdStore).
+
+  // The value of an entry that holds intent `intent` under `offer_id`.
+  static std::string IntentValue(std::string_view offer_id, std::string_view intent);
+  // A fresh offer id of this handle's.
+  std::string NewOfferId();
+
+  // An intent queued behind this handle's entry.
+  struct QueuedIntent {
+    Entry entry;
+    int64_t mod_revision = 0;
+    std::string offer_id;
+    std::string intent;
+  };
+  // The intents queued behind this handle's entry, in queue order, at most
+  // `max` (none unless the handle holds the first entry).
+  std::vector<QueuedIntent> IntentsBehind(size_t max);
+
+  // From the change watch: the outcome record of `offer_id` was put.
+  void ObserveOutcome(std::string_view offer_id, std::string_view outcome);
+
   struct Turn {
     // The entries it stopped waiting on, each after kStall: skipped, and to
     // be removed if their create revision still matches.
@@ -129,6 +165,16 @@ class EtcdCommitQueue {
   // Blocks until this handle's entry is the first, or it is not queued any
   // more.
   Turn AwaitTurn();
+  // AwaitTurn, except that it also returns, with the outcome, once the
+  // outcome record of `offer_id` is shown.
+  struct TurnOrOutcome {
+    Turn turn;
+    std::optional<std::string> outcome;
+  };
+  TurnOrOutcome AwaitTurnOrOutcome(const std::string& offer_id);
+  // The outcome shown for `offer_id`, if any (taken: shown once).
+  std::optional<std::string> TakeOutcome(const std::string& offer_id);
+
   // Blocks until this handle has held the first entry, with others queued
   // behind it and none of its commits in flight, for kIdleTurn (or
   // kIdleTurnAfterALoss); then leaves and returns the entry, for the store
@@ -138,6 +184,14 @@ class EtcdCommitQueue {
   void Stop();
 
  private:
+  // An entry as the watch showed it.
+  struct ShownEntry {
+    std::string key;
+    int64_t mod_revision = 0;
+    std::string value;
+  };
+
+  Turn AwaitTurnLocked(std::unique_lock<std::mutex>& lock, const std::string* outcome_of);
   bool OwnEntryShownLocked() const;
   bool OwnKeyLocked(std::string_view key) const;
   bool OthersQueuedLocked() const;
@@ -148,13 +202,15 @@ class EtcdCommitQueue {
   const std::string own_value_;
   std::mutex mutex_;
   std::condition_variable moved_;
-  std::map<int64_t, std::string> entries_;  // create revision -> key, as the watch showed
-  std::optional<Entry> own_;                // this handle's entry, as it put it
+  std::map<int64_t, ShownEntry> entries_;  // by create revision, as the watch showed them
+  std::optional<Entry> own_;               // this handle's entry, as it put it
   std::string join_key_;  // the slot the next join puts (own_'s key while it is set)
   bool lost_last_ = false;
   int commits_in_flight_ = 0;
   uint64_t commits_started_ = 0;
   bool stopped_ = false;
+  uint64_t offers_made_ = 0;
+  std::map<std::string, std::string, std::less<>> outcomes_;  // offer id -> outcome, not yet taken
 };
 
 }  // namespace moraine::store

@@ -7,6 +7,8 @@
 //                              mod revision is the lake's newest commit's
 //   <prefix>/i/<handle>/<slot> a writer's entry in the lake's commit queue
 //                              (etcd_commit_queue.h); slot a or b
+//   <prefix>/j/<offer id>      the outcome of an intent another writer landed
+//                              (group commit, etcd_commit_queue.h)
 //   <prefix>/k/<moraine key>   the lake's keys (everything KvStore exposes)
 //   <prefix>/t/<handle>/<n>    commit tokens, one per concurrent commit of a
 //                              store handle (see etcd_store.h)
@@ -26,6 +28,7 @@ struct EtcdKeyspace {
   explicit EtcdKeyspace(std::string_view prefix)
       : commit_marker(std::string(prefix) + "/c"),
         commit_queue(std::string(prefix) + "/i/"),
+        commit_outcomes(std::string(prefix) + "/j/"),
         data_prefix(std::string(prefix) + "/k/"),
         token_prefix(std::string(prefix) + "/t/") {}
 
@@ -39,13 +42,15 @@ struct EtcdKeyspace {
     return range.end.empty() ? PrefixSuccessor(data_prefix) : Data(range.end);
   }
 
-  // What a change watch covers: the commit marker, the commit queue and the
-  // data (in that order, and nothing else of the lake lies between).
+  // What a change watch covers: the commit marker, the commit queue, the
+  // commit outcomes and the data (in that order, and nothing else of the
+  // lake lies between).
   std::string WatchBegin() const { return commit_marker; }
   std::string WatchEnd() const { return PrefixSuccessor(data_prefix); }
 
   std::string commit_marker;
   std::string commit_queue;
+  std::string commit_outcomes;
   std::string data_prefix;
   std::string token_prefix;
 };

@@ -1,7 +1,9 @@
 #include "store/etcd/etcd_store.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
+#include <utility>
 
 #include "store/error.h"
 #include "store/etcd/etcd_change_watch.h"
@@ -14,6 +16,7 @@
 #include "store/etcd/etcd_read_cache.h"
 #include "store/etcd/etcd_snapshot.h"
 #include "store/etcd/etcd_status.h"
+#include "store/overlaid_snapshot.h"
 
 namespace moraine::store {
 namespace {
@@ -98,6 +101,40 @@ int64_t HeadRevision(const TxnResponse& response) {
   return range.kvs_size() == 0 ? 0 : range.kvs(0).mod_revision();
 }
 
+// A compare that `key` was last put at `mod_revision` (fails once it is
+// deleted or put again).
+void CompareModRevision(Compare* compare, const std::string& key, int64_t mod_revision) {
+  compare->set_key(key);
+  compare->set_target(Compare::MOD);
+  compare->set_result(Compare::EQUAL);
+  compare->set_mod_revision(mod_revision);
+}
+
+// The most intents one head commit lands with its own: the Txn's latency
+// grows with its bytes (docs/research/cross-process-group-commit.md).
+constexpr size_t kMaxGroup = 16;
+// The largest intent a commit hands on (a one-row insert's is about 2 KiB).
+constexpr size_t kMaxIntentBytes = size_t{64} << 10;
+
+// Appends every operation of `from` to `to`, in order.
+void Append(const WriteBatch& from, WriteBatch& to) {
+  for (const auto& op : from.ops()) {
+    if (op.type == WriteBatch::OpType::kPut) {
+      to.Put(op.key, op.value);
+    } else {
+      to.Delete(op.key);
+    }
+  }
+}
+
+// The value a failure branch's Range at `index` read, if the key was there.
+std::optional<std::string> ReadValue(const TxnResponse& response, int index) {
+  if (response.responses_size() <= index) return std::nullopt;
+  const auto& range = response.responses(index).response_range();
+  if (range.kvs_size() == 0) return std::nullopt;
+  return range.kvs(0).value();
+}
+
 // Puts a queue entry and reads it back in the same branch: the read tells
 // its create revision, its place (a put to an entry that survived keeps it).
 void AddEntryPut(google::protobuf::RepeatedPtrField<etcdserverpb::RequestOp>* ops,
@@ -115,6 +152,13 @@ std::optional<int64_t> EntryPutAt(const TxnResponse& response) {
   const auto& read = response.responses(response.responses_size() - 1).response_range();
   if (read.kvs_size() != 1) return std::nullopt;
   return read.kvs(0).create_revision();
+}
+
+// The mod revision of that read-back (0 if it found nothing).
+int64_t EntryModifiedAt(const TxnResponse& response) {
+  if (response.responses_size() == 0) return 0;
+  const auto& read = response.responses(response.responses_size() - 1).response_range();
+  return read.kvs_size() == 1 ? read.kvs(0).mod_revision() : 0;
 }
 
 // Adds a landing commit's handover (EtcdCommitQueue::PlanHandover) to its
@@ -182,8 +226,9 @@ EtcdStore::EtcdStore(KvOptions options, EtcdStoreOptions etcd_options,
     if (!options_.read_only) {
       queue_ = std::make_shared<EtcdCommitQueue>(keyspace_.commit_queue, lanes_->handle_id());
     }
-    watch_ = std::make_unique<EtcdChangeWatch>(
-        client_, keyspace_.WatchBegin(), keyspace_.WatchEnd(), open_revision, read_cache_, queue_);
+    watch_ = std::make_unique<EtcdChangeWatch>(client_, keyspace_.WatchBegin(),
+                                               keyspace_.WatchEnd(), open_revision, read_cache_,
+                                               queue_, keyspace_.commit_outcomes);
     if (queue_) idle_leaver_ = std::thread([this] { LeaveIdleTurns(); });
   }
 }
@@ -195,8 +240,15 @@ EtcdStore::~EtcdStore() {
   }
   watch_.reset();
   LeaveCommitQueue();
-  // Best effort: a handle's tokens mean nothing once it is gone. If the
-  // cluster is away, they stay behind, a few bytes each.
+  // Best effort: a handle's outcome records and tokens mean nothing once it
+  // is gone. If the cluster is away, they stay behind, a few bytes each.
+  if (published_intents_.load(std::memory_order_relaxed)) {
+    const std::string own_outcomes = keyspace_.commit_outcomes + lanes_->handle_id() + ".";
+    etcdserverpb::DeleteRangeRequest outcomes;
+    outcomes.set_key(own_outcomes);
+    outcomes.set_range_end(PrefixSuccessor(own_outcomes));
+    client_->DeleteRangeOnce(outcomes, std::chrono::milliseconds(1000));
+  }
   if (!lanes_->used()) return;
   etcdserverpb::DeleteRangeRequest request;
   request.set_key(lanes_->handle_prefix());
@@ -241,31 +293,257 @@ size_t EtcdStore::current_member() const { return client_->current_member(); }
 
 void EtcdStore::Write(const WriteBatch& batch) { Commit(nullptr, batch); }
 
+namespace {
+
+// A commit in flight for the commit queue, from construction to destruction.
+class CommitInFlight {
+ public:
+  explicit CommitInFlight(EtcdCommitQueue& queue) : queue_(queue) { queue_.StartCommit(); }
+  ~CommitInFlight() { queue_.EndCommit(); }
+  CommitInFlight(const CommitInFlight&) = delete;
+  CommitInFlight& operator=(const CommitInFlight&) = delete;
+
+ private:
+  EtcdCommitQueue& queue_;
+};
+
+// A commit that is durable once its Txn returned: etcd applied it through raft.
+class AppliedWrite final : public LandedWrite {
+ public:
+  void AwaitDurable() override {}
+};
+
+}  // namespace
+
 bool EtcdStore::WriteIfHeadUnchanged(std::string_view head_key,
                                      const std::optional<std::string>& expected_head_value,
                                      const WriteBatch& batch) {
   const HeadGuard head{head_key, expected_head_value};
-  if (!queue_) return Commit(&head, batch);
-  queue_->StartCommit();
-  struct EndCommit {
-    EtcdCommitQueue& queue;
-    ~EndCommit() { queue.EndCommit(); }
-  } end_commit{*queue_};
-  if (TakeTurn() && read_cache_) {
+  if (!queue_) return Commit(&head, batch) == Landing::kLanded;
+  CommitInFlight in_flight(*queue_);
+  const bool handed_on = TakeTurn();
+  GroupStep group;
+  return LandInTurn(head, batch, handed_on, group) == Landing::kLanded;
+}
+
+std::unique_ptr<LandedWrite> EtcdStore::LandOffered(
+    std::string_view head_key, const std::optional<std::string>& expected_head_value,
+    const WriteBatch& batch, CommitOffer& offer) {
+  if (!queue_ || !etcd_options_.group_commit) {
+    return KvStore::LandOffered(head_key, expected_head_value, batch, offer);
+  }
+  const HeadGuard head{head_key, expected_head_value};
+  CommitInFlight in_flight(*queue_);
+  const auto landed_elsewhere = [&](std::string outcome) {
+    offer.outcome = std::move(outcome);
+    return std::make_unique<AppliedWrite>();
+  };
+  // Holds this commit's intent from its publishing to its settling.
+  GroupStep group;
+  try {
+    group.own_intent = PublishIntent(offer);
+    if (offer.outcome) return std::make_unique<AppliedWrite>();
+    EtcdCommitQueue::TurnOrOutcome waited;
+    if (group.own_intent) {
+      waited = queue_->AwaitTurnOrOutcome(group.own_intent->offer_id);
+    } else {
+      waited.turn = queue_->AwaitTurn();
+    }
+    for (const auto& stale : waited.turn.stale) RemoveEntry(stale);
+    if (waited.outcome) {
+      {
+        std::lock_guard lock(read_outcomes_mutex_);
+        read_outcomes_.push_back(keyspace_.commit_outcomes + group.own_intent->offer_id);
+      }
+      group.own_intent.reset();
+      return landed_elsewhere(std::move(*waited.outcome));
+    }
+    switch (LandInTurn(head, batch, waited.turn.handed_on, group)) {
+      case Landing::kLanded:
+        offer.landed_others = !group.members.empty();
+        return std::make_unique<AppliedWrite>();
+      case Landing::kLandedElsewhere:
+        return landed_elsewhere(std::move(*group.own_outcome));
+      case Landing::kHeadMoved:
+        // Lost: the intent must not land after this commit is retried.
+        if (group.own_intent) {
+          const OwnIntent intent = *group.own_intent;
+          group.own_intent.reset();
+          if (auto outcome = WithdrawIntent(intent)) return landed_elsewhere(std::move(*outcome));
+        }
+        return nullptr;
+    }
+  } catch (...) {
+    // After an IoError the commit may or may not land, as any; still, its
+    // intent is taken back if the cluster lets it.
+    if (group.own_intent) {
+      try {
+        WithdrawIntent(*group.own_intent);
+      } catch (const Error&) {
+      }
+    }
+    throw;
+  }
+  return nullptr;
+}
+
+EtcdStore::Landing EtcdStore::LandInTurn(const HeadGuard& head, const WriteBatch& batch,
+                                         bool handed_on, GroupStep& group) {
+  if (handed_on && read_cache_) {
     // The turn came with another handle's landing commit: if the cache shows
     // it moved the head, this attempt has lost without a Txn. (Only then:
     // the cache may lag behind the snapshot this commit read, and a head it
     // shows older than the expected one would fail a commit that can land.)
-    const auto newest = read_cache_->Newest(keyspace_.Data(head_key));
-    if (newest.hit && newest.value != expected_head_value) {
+    const auto newest = read_cache_->Newest(keyspace_.Data(head.key));
+    if (newest.hit && newest.value != head.expected) {
       queue_->AfterCommit(false);
-      return false;
+      return Landing::kHeadMoved;
     }
   }
+  if (etcd_options_.group_commit && replayer_) group.members = GatherGroup(head, batch);
   QueueStep step{queue_->PlanHandover(), std::nullopt};
-  const bool landed = Commit(&head, batch, &step);
-  queue_->AfterCommit(landed, step.handover, step.stayed_at);
-  return landed;
+  const Landing landing = Commit(&head, batch, &step, &group);
+  queue_->AfterCommit(landing == Landing::kLanded, step.handover, step.stayed_at);
+  return landing;
+}
+
+std::vector<EtcdStore::GroupMember> EtcdStore::GatherGroup(const HeadGuard& head,
+                                                           const WriteBatch& batch) {
+  std::vector<GroupMember> members;
+  auto queued = queue_->IntentsBehind(kMaxGroup);
+  if (queued.empty()) return members;
+  // The batch was staged on a snapshot holding the expected head; any other
+  // does not admit it, and the commit is about to lose anyway.
+  const std::shared_ptr<const KvSnapshot> base = GetSnapshotForCommit();
+  if (base->Get(head.key) != head.expected) return members;
+  WriteBatch landing = batch;
+  for (auto& intent : queued) {
+    std::optional<ReplayedIntent> replayed;
+    try {
+      replayed = replayer_(std::make_unique<OverlaidSnapshot>(base, landing), intent.intent);
+    } catch (const std::exception&) {
+      // Its writer lands it itself, and meets whatever failed there.
+    }
+    if (!replayed) continue;
+    Append(replayed->batch, landing);
+    members.push_back(
+        {std::move(intent), std::move(replayed->batch), std::move(replayed->outcome)});
+  }
+  return members;
+}
+
+std::optional<EtcdStore::OwnIntent> EtcdStore::PublishIntent(CommitOffer& offer) {
+  const auto own = queue_->OwnEntry();
+  // Alone, or first already: this commit lands at once.
+  if ((!own && !queue_->ShouldJoin()) || (own && queue_->HoldsFirst())) return std::nullopt;
+  auto intent = offer.intent ? offer.intent() : std::nullopt;
+  // A large commit lands itself: a group's Txn should stay small.
+  if (intent && intent->size() > kMaxIntentBytes) intent.reset();
+  if (!intent) {
+    if (!own) JoinQueue();
+    return std::nullopt;
+  }
+  const std::string offer_id = queue_->NewOfferId();
+  published_intents_.store(true, std::memory_order_relaxed);
+  const std::string key = own ? own->key : queue_->JoinKey();
+  const std::string value = EtcdCommitQueue::IntentValue(offer_id, *intent);
+  TxnRequest request;
+  // Into the entry it holds (keeping its place), unless that entry is gone.
+  if (own) {
+    auto* compare = request.add_compare();
+    compare->set_key(own->key);
+    compare->set_target(Compare::CREATE);
+    compare->set_result(Compare::EQUAL);
+    compare->set_create_revision(own->create_revision);
+  }
+  // The outcome records this handle has read go with it: a handle whose
+  // commits groups land may send no other Txn.
+  std::vector<std::string> read_outcomes = TakeReadOutcomes();
+  for (const auto& read : read_outcomes) {
+    request.add_success()->mutable_request_delete_range()->set_key(read);
+  }
+  AddEntryPut(request.mutable_success(), key, value);  // last: its read-back tells the place
+  const auto keep_read_outcomes = [&] {
+    std::lock_guard lock(read_outcomes_mutex_);
+    read_outcomes_.insert(read_outcomes_.end(), read_outcomes.begin(), read_outcomes.end());
+  };
+  if (!WithinLimits(request)) {
+    keep_read_outcomes();
+    if (!own) JoinQueue();  // too large to hand on: it lands itself
+    return std::nullopt;
+  }
+  TxnResponse response;
+  const auto status = client_->TxnOnce(request, &response);
+  if (ClassifyEtcdStatus(status) == EtcdStatusKind::kOk) {
+    if (!response.succeeded()) {
+      keep_read_outcomes();
+      return std::nullopt;  // the entry went meanwhile: it waits as it is
+    }
+    if (const auto created = EntryPutAt(response)) {
+      if (!own) queue_->Joined(*created);
+      return OwnIntent{key, EntryModifiedAt(response), offer_id};
+    }
+  }
+  keep_read_outcomes();  // deleting one twice is harmless
+  // Whether the intent is in the entry is not known: it is taken out, unless
+  // a group landed it already.
+  const auto compare_value = [&](Compare* compare) { CompareValue(compare, key, value); };
+  if (auto outcome = EndIntent(key, offer_id, compare_value, /*keep_place=*/false)) {
+    offer.outcome = std::move(outcome);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> EtcdStore::WithdrawIntent(const OwnIntent& intent) {
+  const auto compare_revision = [&](Compare* compare) {
+    CompareModRevision(compare, intent.key, intent.mod_revision);
+  };
+  auto outcome = EndIntent(intent.key, intent.offer_id, compare_revision, /*keep_place=*/true);
+  queue_->TakeOutcome(intent.offer_id);  // if the watch showed it too
+  return outcome;
+}
+
+std::optional<std::string> EtcdStore::EndIntent(const std::string& key, const std::string& offer_id,
+                                                const std::function<void(Compare*)>& holds_it,
+                                                bool keep_place) {
+  const std::string outcome_key = keyspace_.commit_outcomes + offer_id;
+  const auto deadline = client_->OperationDeadline();
+  EtcdRpcStatus last;
+  for (int attempt = 0;; ++attempt) {
+    if (attempt > 0 && EtcdClient::Clock::now() >= deadline) client_->ThrowUnreachable(last);
+    if (attempt > 0) EtcdClient::Backoff(attempt);
+    TxnRequest request;
+    holds_it(request.add_compare());
+    if (keep_place) {
+      AddPut(request.mutable_success(), key, queue_->own_value());
+    } else {
+      request.add_success()->mutable_request_delete_range()->set_key(key);
+    }
+    request.add_failure()->mutable_request_range()->set_key(outcome_key);
+    TxnResponse response;
+    last = client_->TxnOnce(request, &response);
+    const auto kind = ClassifyEtcdStatus(last);
+    // Retried as it is: once it applied, its compare fails and reads no outcome.
+    if (kind == EtcdStatusKind::kTransient) continue;
+    if (kind != EtcdStatusKind::kOk) {
+      throw IoError("the etcd cluster at " + options_.location +
+                    " refused to take back a commit intent: " + DescribeEtcdStatus(last));
+    }
+    if (response.succeeded()) return std::nullopt;
+    // The entry no longer holds it: a group landed it (its outcome is
+    // there), or the entry was removed or put again (then nobody can).
+    auto outcome = ReadValue(response, 0);
+    if (outcome) {
+      std::lock_guard lock(read_outcomes_mutex_);
+      read_outcomes_.push_back(outcome_key);
+    }
+    return outcome;
+  }
+}
+
+std::vector<std::string> EtcdStore::TakeReadOutcomes() {
+  std::lock_guard lock(read_outcomes_mutex_);
+  return std::exchange(read_outcomes_, {});
 }
 
 bool EtcdStore::InCommitQueue() const { return queue_ && queue_->Queued(); }
@@ -321,22 +599,56 @@ void EtcdStore::RemoveEntry(const EtcdCommitQueue::Entry& entry,
   client_->TxnOnce(request, &response, timeout);  // one left behind is skipped by the next waiter
 }
 
-bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch, QueueStep* queue_step) {
+EtcdStore::Landing EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch,
+                                     QueueStep* queue_step, GroupStep* group) {
   if (options_.read_only) {
     throw ReadOnlyError("the store at " + options_.location + " is open read-only");
   }
-  const auto ops = Collapse(batch);
   EtcdLaneHold lane(*lanes_);
   const auto deadline = client_->OperationDeadline();
+  // Outcome records this handle read go with its next commit that lands.
+  std::vector<std::string> read_outcomes = queue_ ? TakeReadOutcomes() : std::vector<std::string>{};
+  struct ReturnUnlanded {
+    EtcdStore& store;
+    std::vector<std::string>& keys;
+    bool landed = false;
+    ~ReturnUnlanded() {
+      if (landed || keys.empty()) return;
+      std::lock_guard lock(store.read_outcomes_mutex_);
+      store.read_outcomes_.insert(store.read_outcomes_.end(), keys.begin(), keys.end());
+    }
+  } return_unlanded{*this, read_outcomes};
+  const auto own_intent = [&]() -> const OwnIntent* {
+    return group && group->own_intent ? &*group->own_intent : nullptr;
+  };
+  // What lands: the batch, and the group's members' batches after it.
+  WriteBatch grouped;
+  size_t grouped_members = 0;
   EtcdRpcStatus last;
   for (int attempt = 0;; ++attempt) {
     if (attempt > 0 && EtcdClient::Clock::now() >= deadline) client_->ThrowUnreachable(last);
+    const size_t members = group ? group->members.size() : 0;
+    if (members != grouped_members) {
+      grouped = batch;
+      for (size_t i = 0; i < members; ++i) Append(group->members[i].batch, grouped);
+      grouped_members = members;
+    }
+    const auto ops = Collapse(members ? grouped : batch);
     const std::string token = lanes_->NewToken();
     TxnRequest request;
     if (head) {
       CompareOptional(request.add_compare(), keyspace_.Data(head->key), head->expected);
     }
     CompareOptional(request.add_compare(), lane->key, lane->token);
+    // This handle's intent, if published, must still be its entry's: else
+    // a group landed it (or it can no longer land), and this must not.
+    if (const auto* own = own_intent()) {
+      CompareModRevision(request.add_compare(), own->key, own->mod_revision);
+    }
+    for (size_t i = 0; i < members; ++i) {
+      const auto& queued = group->members[i].queued;
+      CompareModRevision(request.add_compare(), queued.entry.key, queued.mod_revision);
+    }
     for (const auto* op : ops) {
       if (op->type == WriteBatch::OpType::kPut) {
         AddPut(request.mutable_success(), keyspace_.Data(op->key), op->value);
@@ -346,23 +658,50 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch, QueueStep
     }
     AddPut(request.mutable_success(), lane->key, token);
     AddPut(request.mutable_success(), keyspace_.commit_marker, "");
+    for (size_t i = 0; i < members; ++i) {
+      const auto& member = group->members[i];
+      request.add_success()->mutable_request_delete_range()->set_key(member.queued.entry.key);
+      AddPut(request.mutable_success(), keyspace_.commit_outcomes + member.queued.offer_id,
+             member.outcome);
+    }
+    for (const auto& key : read_outcomes) {
+      request.add_success()->mutable_request_delete_range()->set_key(key);
+    }
     // A queued handle's landing commit hands the turn on, and may queue it
     // again (read back: a put to a key that survived keeps its place).
     if (queue_step) {
+      // Its own intent ends with it: in the entry the handover deletes or
+      // puts again, or deleted here.
+      auto& handover = queue_step->handover;
+      if (const auto* own = own_intent();
+          own && !(handover.ends && handover.ends->key == own->key)) {
+        if (handover.stays_at == own->key) handover.stays_at.reset();
+        request.add_success()->mutable_request_delete_range()->set_key(own->key);
+      }
       AddHandover(request, queue_step->handover, queue_->own_value(), limits_.max_txn_ops);
     }
-    // On a failed compare: which one failed? The lane's value tells. And
-    // the head's revision says where a retry must read from.
+    // On a failed compare: which one failed? The lane's value tells, and the
+    // head's (its revision says where a retry must read from); and the
+    // outcome of this handle's intent, whether a group landed it.
     request.add_failure()->mutable_request_range()->set_key(lane->key);
-    if (head) {
-      auto* head_read = request.add_failure()->mutable_request_range();
-      head_read->set_key(keyspace_.Data(head->key));
-      head_read->set_keys_only(true);
+    if (head) request.add_failure()->mutable_request_range()->set_key(keyspace_.Data(head->key));
+    if (const auto* own = own_intent()) {
+      request.add_failure()->mutable_request_range()->set_key(keyspace_.commit_outcomes +
+                                                              own->offer_id);
+    }
+    if (members > 0 && !WithinLimits(request)) {
+      group->members.pop_back();  // the last one waits for the next group
+      continue;
     }
     RequireWithinLimits(request);
 
     TxnResponse response;
     last = client_->TxnOnce(request, &response);
+    const auto landed = [&] {
+      return_unlanded.landed = true;
+      if (group) group->own_intent.reset();  // its entry went with this Txn
+      return Landing::kLanded;
+    };
     switch (ClassifyEtcdStatus(last)) {
       case EtcdStatusKind::kOk: {
         if (response.succeeded()) {
@@ -370,7 +709,7 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch, QueueStep
           if (queue_step && queue_step->handover.stays_at) {
             queue_step->stayed_at = EntryPutAt(response);
           }
-          return true;
+          return landed();
         }
         auto observed = LaneValue(response);
         if (observed != lane->token) {
@@ -378,11 +717,32 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch, QueueStep
           lane->token = std::move(observed);
           continue;
         }
-        if (head) {
-          RaiseTo(lost_at_revision_, HeadRevision(response));
-          return false;
+        if (!head) continue;
+        if (const auto* own = own_intent()) {
+          if (auto outcome = ReadValue(response, 2)) {
+            // A group landed this handle's intent: the commit landed there.
+            read_outcomes.push_back(keyspace_.commit_outcomes + own->offer_id);
+            queue_->TakeOutcome(own->offer_id);  // if the watch showed it too
+            group->own_outcome = std::move(outcome);
+            group->own_intent.reset();
+            return Landing::kLandedElsewhere;
+          }
         }
-        continue;
+        if (group && ReadValue(response, 1) == head->expected) {
+          // The head held: an entry compare failed. A member withdrew its
+          // intent, or this handle's own can no longer land (its entry went
+          // without an outcome): send again without it.
+          if (!group->members.empty()) {
+            group->members.clear();
+            continue;
+          }
+          if (group->own_intent) {
+            group->own_intent.reset();
+            continue;
+          }
+        }
+        RaiseTo(lost_at_revision_, HeadRevision(response));
+        return Landing::kHeadMoved;
       }
       case EtcdStatusKind::kTransient:
         unknown_outcomes_.fetch_add(1, std::memory_order_relaxed);
@@ -391,7 +751,7 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch, QueueStep
           if (queue_step && queue_step->handover.stays_at) {
             queue_step->stayed_at = EntryRevision(*queue_step->handover.stays_at);
           }
-          return true;
+          return landed();
         }
         EtcdClient::Backoff(attempt);
         continue;
@@ -410,6 +770,15 @@ bool EtcdStore::Commit(const HeadGuard* head, const WriteBatch& batch, QueueStep
                       " refused a commit: " + DescribeEtcdStatus(last));
     }
   }
+}
+
+bool EtcdStore::WithinLimits(const etcdserverpb::TxnRequest& request) const {
+  // etcd counts the largest of the compares and the two branches.
+  const auto ops = static_cast<uint64_t>(
+      std::max({request.compare_size(), request.success_size(), request.failure_size()}));
+  if (limits_.max_txn_ops && ops > *limits_.max_txn_ops) return false;
+  const uint64_t bytes = request.ByteSizeLong() + kEtcdRaftEnvelopeBytes;
+  return !limits_.max_request_bytes || bytes <= *limits_.max_request_bytes;
 }
 
 void EtcdStore::RequireWithinLimits(const etcdserverpb::TxnRequest& request) const {

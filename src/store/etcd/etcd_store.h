@@ -46,10 +46,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "store/etcd/etcd_commit_queue.h"
 #include "store/etcd/etcd_keyspace.h"
@@ -59,8 +62,9 @@
 #include "store/kv_store.h"
 
 namespace etcdserverpb {
+class Compare;
 class TxnRequest;
-}
+}  // namespace etcdserverpb
 
 namespace moraine::store {
 
@@ -95,6 +99,17 @@ class EtcdStore final : public KvStore {
   bool WriteIfHeadUnchanged(std::string_view head_key,
                             const std::optional<std::string>& expected_head_value,
                             const WriteBatch& batch) override;
+  // Group commit (EtcdStoreOptions::group_commit, etcd_commit_queue.h): a
+  // commit that has to wait for its turn puts its intent in its queue entry
+  // and returns when a group lands it (offer.outcome set) or, at its turn,
+  // lands itself; either way it lands once. It never returns (lost or
+  // thrown) with its intent still able to land, but after an IoError, whose
+  // commit may or may not have been applied.
+  std::unique_ptr<LandedWrite> LandOffered(std::string_view head_key,
+                                           const std::optional<std::string>& expected_head_value,
+                                           const WriteBatch& batch, CommitOffer& offer) override;
+  // Set before the first commit (the store registry does, at open).
+  void SetIntentReplayer(IntentReplayer replayer) override { replayer_ = std::move(replayer); }
   bool read_only() const override { return options_.read_only; }
   bool ContendingCommitsTakeTurns() const override { return queue_ != nullptr; }
   void LeaveCommitQueue() override;
@@ -145,6 +160,30 @@ class EtcdStore final : public KvStore {
     EtcdCommitQueue::Handover handover;
     std::optional<int64_t> stayed_at;
   };
+  // An intent a head commit lands with its own: the entry it compares and
+  // deletes, the writes that land it and the outcome record it puts.
+  struct GroupMember {
+    EtcdCommitQueue::QueuedIntent queued;
+    WriteBatch batch;
+    std::string outcome;
+  };
+  // This handle's intent, as the Txn that put it in its queue entry did.
+  struct OwnIntent {
+    std::string key;
+    int64_t mod_revision = 0;
+    std::string offer_id;
+  };
+  // What a head commit does for group commit.
+  struct GroupStep {
+    // This handle's own published intent, until it is settled (it landed, a
+    // group landed it, or it can no longer land): the commit compares its
+    // entry's mod revision and, if that fails, reads its outcome.
+    std::optional<OwnIntent> own_intent;
+    std::vector<GroupMember> members;  // dropped from the end to fit the limits
+    // Set when another handle's group landed this handle's intent.
+    std::optional<std::string> own_outcome;
+  };
+  enum class Landing { kLanded, kHeadMoved, kLandedElsewhere };
 
   EtcdStore(KvOptions options, EtcdStoreOptions etcd_options, std::shared_ptr<EtcdClient> client,
             EtcdKeyspace keyspace, EtcdLimits limits, int64_t open_revision);
@@ -165,8 +204,37 @@ class EtcdStore final : public KvStore {
   // Throws EtcdLimitError if `request` exceeds limits_.
   void RequireWithinLimits(const etcdserverpb::TxnRequest& request) const;
   // The one commit path; `head` null for a plain Write, `queue_step` null
-  // for a commit that leaves the queue alone.
-  bool Commit(const HeadGuard* head, const WriteBatch& batch, QueueStep* queue_step = nullptr);
+  // for a commit that leaves the queue alone, `group` null for a commit
+  // that lands no intent and published none.
+  Landing Commit(const HeadGuard* head, const WriteBatch& batch, QueueStep* queue_step = nullptr,
+                 GroupStep* group = nullptr);
+  // A head commit in this handle's turn (taken or not): lands `batch`, with
+  // the intents queued behind it when the turn is this handle's. `handed_on`:
+  // the turn came with another handle's landing commit.
+  Landing LandInTurn(const HeadGuard& head, const WriteBatch& batch, bool handed_on,
+                     GroupStep& group);
+  // The intents queued behind this handle's entry replayed on the head
+  // `batch` lands, one over another, as many as a Txn holds.
+  std::vector<GroupMember> GatherGroup(const HeadGuard& head, const WriteBatch& batch);
+  // Joins the queue with `offer`'s intent in the entry, or puts it in the
+  // entry this handle holds, unless it goes first anyway; without an intent,
+  // joins as JoinQueue. The intent published, if any; sets offer.outcome if
+  // an unknown outcome turned out to be a group's landing of it.
+  std::optional<OwnIntent> PublishIntent(CommitOffer& offer);
+  // Takes `intent` back, so that no group lands it: nullopt, or the outcome
+  // of the group that landed it first.
+  std::optional<std::string> WithdrawIntent(const OwnIntent& intent);
+  // Ends the intent `offer_id` in the entry at `key` while `holds_it` (a
+  // compare) says the entry still holds it: puts the handle's plain value
+  // there (`keep_place`) or deletes the entry. nullopt, or the outcome of
+  // the group that landed it first. Retries until the operation timeout.
+  std::optional<std::string> EndIntent(const std::string& key, const std::string& offer_id,
+                                       const std::function<void(etcdserverpb::Compare*)>& holds_it,
+                                       bool keep_place);
+  // Whether `request` is within the cluster's limits.
+  bool WithinLimits(const etcdserverpb::TxnRequest& request) const;
+  // Outcome records this handle has read, deleted by its next Txn.
+  std::vector<std::string> TakeReadOutcomes();
   // After an RPC with unknown outcome: true if `token` committed; otherwise
   // fences the lane so the attempt can never commit later, and returns false.
   // Gives up with IoError at `deadline` (the commit's).
@@ -188,6 +256,10 @@ class EtcdStore final : public KvStore {
   // The newest revision of the head that a failed head compare of this
   // handle read back (0: none): a retry must read at or after it.
   std::atomic<int64_t> lost_at_revision_{0};
+  IntentReplayer replayer_;
+  std::atomic<bool> published_intents_{false};  // whether outcome records may name this handle
+  std::mutex read_outcomes_mutex_;
+  std::vector<std::string> read_outcomes_;  // outcome keys to delete
 };
 
 }  // namespace moraine::store

@@ -28,6 +28,11 @@ struct EtcdStoreOptions {
   // How long a snapshot's first read waits for the lake's change stream to
   // reach the snapshot's newest commit before it reads from the cluster.
   std::chrono::milliseconds read_cache_wait{50};
+  // Whether a commit that waits for its turn hands itself to the writer
+  // whose turn it is, which lands it with its own in one Txn (group commit,
+  // store::CommitOffer), and whether this handle's commits land the intents
+  // queued behind them. Without a read cache there is no queue, and none.
+  bool group_commit = true;
 };
 
 }  // namespace moraine::store
