@@ -339,9 +339,11 @@ int main(int argc, char** argv) {
           const std::string on = "/" + std::to_string(host_count) + "h";
           std::printf(", on %d hosts %.2f\n", host_count,
                       rate["moraine/etcd" + on] / std::max(rate["postgres" + on], 1e-9));
-        } else {
+        } else if (rate["moraine/etcds"] > 0) {
           std::printf(", moraine/etcds / postgres = %.2f\n",
                       rate["moraine/etcds"] / rate["postgres"]);
+        } else {
+          std::printf("\n");
         }
       }
     }

@@ -69,12 +69,16 @@ struct CommitOffer {
   // nullopt if it cannot be replayed. Called at most once per landing, and
   // only when the store hands the commit on.
   std::function<std::optional<std::string>()> intent;
-  // Set when another writer landed the commit: the outcome its replayer gave.
-  // The batch passed with the offer was then not written.
+  // Set when the commit landed from its intent (by another writer, or see
+  // landed_in_own_turn): the outcome the replayer gave. The batch passed
+  // with the offer was then not written.
   std::optional<std::string> outcome;
   // Set when this commit's write landed other writers' intents with it: the
   // head then moved past the batch's own.
   bool landed_others = false;
+  // Set with `outcome` when the head moved while the commit waited for its
+  // turn, and its own writer landed its intent replayed on the new head.
+  bool landed_in_own_turn = false;
 };
 
 // Another writer's intent replayed on the head it is to land on: the writes

@@ -486,7 +486,8 @@ class StoreRowTransaction final : public RowTransaction {
         throw store::CorruptionError("the outcome of commit intent " + offered_id +
                                      " names another intent, " + outcome.intent_id);
       }
-      writer.rebased_ = Rebase{outcome.staged_snapshot, outcome.landed_snapshot, true};
+      writer.rebased_ =
+          Rebase{outcome.staged_snapshot, outcome.landed_snapshot, !offer.landed_in_own_turn};
     }
     return landed;
   }

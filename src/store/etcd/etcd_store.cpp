@@ -334,6 +334,11 @@ std::unique_ptr<LandedWrite> EtcdStore::LandOffered(
   }
   const HeadGuard head{head_key, expected_head_value};
   CommitInFlight in_flight(*queue_);
+  std::optional<std::optional<std::string>> made;
+  const IntentOnce intent = [&]() -> std::optional<std::string> {
+    if (!made) made = offer.intent ? offer.intent() : std::nullopt;
+    return *made;
+  };
   const auto landed_elsewhere = [&](std::string outcome) {
     offer.outcome = std::move(outcome);
     return std::make_unique<AppliedWrite>();
@@ -341,7 +346,7 @@ std::unique_ptr<LandedWrite> EtcdStore::LandOffered(
   // Holds this commit's intent from its publishing to its settling.
   GroupStep group;
   try {
-    group.own_intent = PublishIntent(offer);
+    group.own_intent = PublishIntent(intent, offer.outcome);
     if (offer.outcome) return std::make_unique<AppliedWrite>();
     EtcdCommitQueue::TurnOrOutcome waited;
     if (group.own_intent) {
@@ -358,18 +363,24 @@ std::unique_ptr<LandedWrite> EtcdStore::LandOffered(
       group.own_intent.reset();
       return landed_elsewhere(std::move(*waited.outcome));
     }
-    switch (LandInTurn(head, batch, waited.turn.handed_on, group)) {
+    switch (LandInTurn(head, batch, waited.turn.handed_on, group, &intent)) {
       case Landing::kLanded:
         offer.landed_others = !group.members.empty();
         return std::make_unique<AppliedWrite>();
+      case Landing::kLandedReplayed:
+        offer.landed_others = !group.members.empty();
+        offer.landed_in_own_turn = true;
+        return landed_elsewhere(std::move(*group.own_outcome));
       case Landing::kLandedElsewhere:
         return landed_elsewhere(std::move(*group.own_outcome));
       case Landing::kHeadMoved:
         // Lost: the intent must not land after this commit is retried.
         if (group.own_intent) {
-          const OwnIntent intent = *group.own_intent;
+          const OwnIntent published = *group.own_intent;
           group.own_intent.reset();
-          if (auto outcome = WithdrawIntent(intent)) return landed_elsewhere(std::move(*outcome));
+          if (auto outcome = WithdrawIntent(published)) {
+            return landed_elsewhere(std::move(*outcome));
+          }
         }
         return nullptr;
     }
@@ -388,8 +399,31 @@ std::unique_ptr<LandedWrite> EtcdStore::LandOffered(
 }
 
 EtcdStore::Landing EtcdStore::LandInTurn(const HeadGuard& head, const WriteBatch& batch,
-                                         bool handed_on, GroupStep& group) {
-  if (handed_on && read_cache_) {
+                                         bool handed_on, GroupStep& group,
+                                         const IntentOnce* own_intent) {
+  // A handle alone (never queued) has nobody to land and nothing to wait for.
+  const bool grouping = etcd_options_.group_commit && replayer_ && (handed_on || queue_->Queued());
+  // What lands: the batch on the expected head, or, if the head moved while
+  // the commit waited, its intent replayed on the head it found.
+  std::shared_ptr<const KvSnapshot> base;
+  std::optional<std::string> found_head;
+  std::optional<ReplayedIntent> replayed_own;
+  if (grouping) {
+    base = GetSnapshotForCommit();
+    found_head = base->Get(head.key);
+    if (found_head != head.expected && own_intent) {
+      if (const auto intent = (*own_intent)()) {
+        try {
+          replayed_own = replayer_(std::make_unique<OverlaidSnapshot>(base, WriteBatch{}), *intent);
+        } catch (const std::exception&) {
+          // Not replayed here: it loses, and its writer meets the failure.
+        }
+      }
+    }
+  }
+  const HeadGuard landing_head = replayed_own ? HeadGuard{head.key, found_head} : head;
+  const WriteBatch& landing = replayed_own ? replayed_own->batch : batch;
+  if (!replayed_own && handed_on && read_cache_) {
     // The turn came with another handle's landing commit: if the cache shows
     // it moved the head, this attempt has lost without a Txn. (Only then:
     // the cache may lag behind the snapshot this commit read, and a head it
@@ -400,22 +434,24 @@ EtcdStore::Landing EtcdStore::LandInTurn(const HeadGuard& head, const WriteBatch
       return Landing::kHeadMoved;
     }
   }
-  if (etcd_options_.group_commit && replayer_) group.members = GatherGroup(head, batch);
+  // The batch was staged on a snapshot holding the expected head; on any
+  // other it does not land, and it gathers nobody.
+  if (grouping && found_head == landing_head.expected) group.members = GatherGroup(base, landing);
   QueueStep step{queue_->PlanHandover(), std::nullopt};
-  const Landing landing = Commit(&head, batch, &step, &group);
-  queue_->AfterCommit(landing == Landing::kLanded, step.handover, step.stayed_at);
-  return landing;
+  Landing landing_result = Commit(&landing_head, landing, &step, &group);
+  queue_->AfterCommit(landing_result == Landing::kLanded, step.handover, step.stayed_at);
+  if (landing_result == Landing::kLanded && replayed_own) {
+    group.own_outcome = std::move(replayed_own->outcome);
+    landing_result = Landing::kLandedReplayed;
+  }
+  return landing_result;
 }
 
-std::vector<EtcdStore::GroupMember> EtcdStore::GatherGroup(const HeadGuard& head,
-                                                           const WriteBatch& batch) {
+std::vector<EtcdStore::GroupMember> EtcdStore::GatherGroup(
+    const std::shared_ptr<const KvSnapshot>& base, const WriteBatch& batch) {
   std::vector<GroupMember> members;
   auto queued = queue_->IntentsBehind(kMaxGroup);
   if (queued.empty()) return members;
-  // The batch was staged on a snapshot holding the expected head; any other
-  // does not admit it, and the commit is about to lose anyway.
-  const std::shared_ptr<const KvSnapshot> base = GetSnapshotForCommit();
-  if (base->Get(head.key) != head.expected) return members;
   WriteBatch landing = batch;
   for (auto& intent : queued) {
     std::optional<ReplayedIntent> replayed;
@@ -432,11 +468,12 @@ std::vector<EtcdStore::GroupMember> EtcdStore::GatherGroup(const HeadGuard& head
   return members;
 }
 
-std::optional<EtcdStore::OwnIntent> EtcdStore::PublishIntent(CommitOffer& offer) {
+std::optional<EtcdStore::OwnIntent> EtcdStore::PublishIntent(const IntentOnce& made_intent,
+                                                             std::optional<std::string>& outcome) {
   const auto own = queue_->OwnEntry();
   // Alone, or first already: this commit lands at once.
   if ((!own && !queue_->ShouldJoin()) || (own && queue_->HoldsFirst())) return std::nullopt;
-  auto intent = offer.intent ? offer.intent() : std::nullopt;
+  auto intent = made_intent();
   // A large commit lands itself: a group's Txn should stay small.
   if (intent && intent->size() > kMaxIntentBytes) intent.reset();
   if (!intent) {
@@ -488,9 +525,7 @@ std::optional<EtcdStore::OwnIntent> EtcdStore::PublishIntent(CommitOffer& offer)
   // Whether the intent is in the entry is not known: it is taken out, unless
   // a group landed it already.
   const auto compare_value = [&](Compare* compare) { CompareValue(compare, key, value); };
-  if (auto outcome = EndIntent(key, offer_id, compare_value, /*keep_place=*/false)) {
-    offer.outcome = std::move(outcome);
-  }
+  outcome = EndIntent(key, offer_id, compare_value, /*keep_place=*/false);
   return std::nullopt;
 }
 
@@ -507,38 +542,30 @@ std::optional<std::string> EtcdStore::EndIntent(const std::string& key, const st
                                                 const std::function<void(Compare*)>& holds_it,
                                                 bool keep_place) {
   const std::string outcome_key = keyspace_.commit_outcomes + offer_id;
-  const auto deadline = client_->OperationDeadline();
-  EtcdRpcStatus last;
-  for (int attempt = 0;; ++attempt) {
-    if (attempt > 0 && EtcdClient::Clock::now() >= deadline) client_->ThrowUnreachable(last);
-    if (attempt > 0) EtcdClient::Backoff(attempt);
-    TxnRequest request;
-    holds_it(request.add_compare());
-    if (keep_place) {
-      AddPut(request.mutable_success(), key, queue_->own_value());
-    } else {
-      request.add_success()->mutable_request_delete_range()->set_key(key);
-    }
-    request.add_failure()->mutable_request_range()->set_key(outcome_key);
-    TxnResponse response;
-    last = client_->TxnOnce(request, &response);
-    const auto kind = ClassifyEtcdStatus(last);
-    // Retried as it is: once it applied, its compare fails and reads no outcome.
-    if (kind == EtcdStatusKind::kTransient) continue;
-    if (kind != EtcdStatusKind::kOk) {
-      throw IoError("the etcd cluster at " + options_.location +
-                    " refused to take back a commit intent: " + DescribeEtcdStatus(last));
-    }
-    if (response.succeeded()) return std::nullopt;
-    // The entry no longer holds it: a group landed it (its outcome is
-    // there), or the entry was removed or put again (then nobody can).
-    auto outcome = ReadValue(response, 0);
-    if (outcome) {
-      std::lock_guard lock(read_outcomes_mutex_);
-      read_outcomes_.push_back(outcome_key);
-    }
-    return outcome;
+  // Sent again as it is after an unknown outcome: once it applied, its
+  // compare fails and reads no outcome.
+  const auto response = TxnUntilAnswered(
+      [&] {
+        TxnRequest request;
+        holds_it(request.add_compare());
+        if (keep_place) {
+          AddPut(request.mutable_success(), key, queue_->own_value());
+        } else {
+          request.add_success()->mutable_request_delete_range()->set_key(key);
+        }
+        request.add_failure()->mutable_request_range()->set_key(outcome_key);
+        return request;
+      },
+      "take back a commit intent", client_->OperationDeadline(), /*pause_first=*/false);
+  if (response.succeeded()) return std::nullopt;
+  // The entry no longer holds it: a group landed it (its outcome is there),
+  // or the entry was removed or put again (then nobody can).
+  auto outcome = ReadValue(response, 0);
+  if (outcome) {
+    std::lock_guard lock(read_outcomes_mutex_);
+    read_outcomes_.push_back(outcome_key);
   }
+  return outcome;
 }
 
 std::vector<std::string> EtcdStore::TakeReadOutcomes() {
@@ -796,26 +823,39 @@ void EtcdStore::RequireWithinLimits(const etcdserverpb::TxnRequest& request) con
 
 bool EtcdStore::Settle(EtcdCommitLane& lane, const std::string& token,
                        EtcdClient::Clock::time_point deadline) {
+  // If the token is there, the attempt committed; if not, a fence takes the
+  // lane, and the attempt's compare (lane == previous token) can never pass.
+  std::string fence;
+  const auto response = TxnUntilAnswered(
+      [&] {
+        fence = lanes_->NewToken();
+        TxnRequest request;
+        CompareValue(request.add_compare(), lane.key, token);
+        AddPut(request.mutable_failure(), lane.key, fence);
+        return request;
+      },
+      "settle a commit", deadline, /*pause_first=*/true);
+  lane.token = response.succeeded() ? token : fence;
+  return response.succeeded();
+}
+
+TxnResponse EtcdStore::TxnUntilAnswered(const std::function<TxnRequest()>& build,
+                                        std::string_view what,
+                                        EtcdClient::Clock::time_point deadline, bool pause_first) {
   EtcdRpcStatus last;
   for (int attempt = 0;; ++attempt) {
     if (attempt > 0 && EtcdClient::Clock::now() >= deadline) client_->ThrowUnreachable(last);
-    EtcdClient::Backoff(attempt);
-    // If the token is there, the attempt committed; if not, a fence takes the
-    // lane, and the attempt's compare (lane == previous token) can never pass.
-    const std::string fence = lanes_->NewToken();
-    TxnRequest request;
-    CompareValue(request.add_compare(), lane.key, token);
-    AddPut(request.mutable_failure(), lane.key, fence);
+    if (attempt > 0 || pause_first) EtcdClient::Backoff(attempt);
+    const TxnRequest request = build();
     TxnResponse response;
     last = client_->TxnOnce(request, &response);
     const auto kind = ClassifyEtcdStatus(last);
     if (kind == EtcdStatusKind::kTransient) continue;
     if (kind != EtcdStatusKind::kOk) {
-      throw IoError("the etcd cluster at " + options_.location +
-                    " refused to settle a commit: " + DescribeEtcdStatus(last));
+      throw IoError("the etcd cluster at " + options_.location + " refused to " +
+                    std::string(what) + ": " + DescribeEtcdStatus(last));
     }
-    lane.token = response.succeeded() ? token : fence;
-    return response.succeeded();
+    return response;
   }
 }
 

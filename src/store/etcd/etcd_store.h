@@ -64,6 +64,7 @@
 namespace etcdserverpb {
 class Compare;
 class TxnRequest;
+class TxnResponse;
 }  // namespace etcdserverpb
 
 namespace moraine::store {
@@ -183,7 +184,11 @@ class EtcdStore final : public KvStore {
     // Set when another handle's group landed this handle's intent.
     std::optional<std::string> own_outcome;
   };
-  enum class Landing { kLanded, kHeadMoved, kLandedElsewhere };
+  // How a head commit ended: its batch landed; the head had moved; another
+  // handle's group landed its intent (GroupStep::own_outcome); or, the head
+  // having moved while it waited, its intent replayed on the new head landed
+  // in its place (GroupStep::own_outcome too).
+  enum class Landing { kLanded, kHeadMoved, kLandedElsewhere, kLandedReplayed };
 
   EtcdStore(KvOptions options, EtcdStoreOptions etcd_options, std::shared_ptr<EtcdClient> client,
             EtcdKeyspace keyspace, EtcdLimits limits, int64_t open_revision);
@@ -208,19 +213,25 @@ class EtcdStore final : public KvStore {
   // that lands no intent and published none.
   Landing Commit(const HeadGuard* head, const WriteBatch& batch, QueueStep* queue_step = nullptr,
                  GroupStep* group = nullptr);
+  // A commit's intent, made at most once (CommitOffer::intent).
+  using IntentOnce = std::function<std::optional<std::string>()>;
   // A head commit in this handle's turn (taken or not): lands `batch`, with
   // the intents queued behind it when the turn is this handle's. `handed_on`:
-  // the turn came with another handle's landing commit.
+  // the turn came with another handle's landing commit. `own_intent`
+  // (null: none): the commit's intent, replayed on the head it lands on if
+  // that moved while the commit waited, instead of losing the race.
   Landing LandInTurn(const HeadGuard& head, const WriteBatch& batch, bool handed_on,
-                     GroupStep& group);
-  // The intents queued behind this handle's entry replayed on the head
-  // `batch` lands, one over another, as many as a Txn holds.
-  std::vector<GroupMember> GatherGroup(const HeadGuard& head, const WriteBatch& batch);
-  // Joins the queue with `offer`'s intent in the entry, or puts it in the
+                     GroupStep& group, const IntentOnce* own_intent = nullptr);
+  // The intents queued behind this handle's entry replayed on `base` with
+  // `batch` landed on it, one over another, as many as a Txn holds.
+  std::vector<GroupMember> GatherGroup(const std::shared_ptr<const KvSnapshot>& base,
+                                       const WriteBatch& batch);
+  // Joins the queue with the commit's intent in the entry, or puts it in the
   // entry this handle holds, unless it goes first anyway; without an intent,
-  // joins as JoinQueue. The intent published, if any; sets offer.outcome if
-  // an unknown outcome turned out to be a group's landing of it.
-  std::optional<OwnIntent> PublishIntent(CommitOffer& offer);
+  // joins as JoinQueue. The intent published, if any; sets `outcome` if an
+  // unknown outcome turned out to be a group's landing of it.
+  std::optional<OwnIntent> PublishIntent(const IntentOnce& intent,
+                                         std::optional<std::string>& outcome);
   // Takes `intent` back, so that no group lands it: nullopt, or the outcome
   // of the group that landed it first.
   std::optional<std::string> WithdrawIntent(const OwnIntent& intent);
@@ -240,6 +251,14 @@ class EtcdStore final : public KvStore {
   // Gives up with IoError at `deadline` (the commit's).
   bool Settle(EtcdCommitLane& lane, const std::string& token,
               std::chrono::steady_clock::time_point deadline);
+  // Sends the Txn `build` makes (anew for each attempt) until the cluster
+  // answers it, pausing between attempts (before the first too, if
+  // `pause_first`). Throws IoError saying it could not `what` if the cluster
+  // refuses it, and what EtcdClient::ThrowUnreachable throws at `deadline`.
+  etcdserverpb::TxnResponse TxnUntilAnswered(const std::function<etcdserverpb::TxnRequest()>& build,
+                                             std::string_view what,
+                                             std::chrono::steady_clock::time_point deadline,
+                                             bool pause_first);
 
   KvOptions options_;
   EtcdStoreOptions etcd_options_;
