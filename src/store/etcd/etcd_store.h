@@ -35,8 +35,10 @@
 // comes; the commit that lands hands the turn on in its own Txn, and while
 // others are queued, queues the handle again behind them in that Txn. A
 // thread of the handle's gives up a place it holds first while idle
-// (EtcdCommitQueue::AwaitIdleTurn). A read-only handle refuses writes with
-// ReadOnlyError.
+// (EtcdCommitQueue::AwaitIdleTurn). With group commit (LandOffered) a commit
+// that waits puts its intent in its entry, and the commit whose turn it is
+// lands the intents behind it in its own Txn. A read-only handle refuses
+// writes with ReadOnlyError.
 //
 // Thread-safety: one handle may be used by many threads at once (commits in
 // flight at once use separate lanes and tokens; the commit queue guards its
