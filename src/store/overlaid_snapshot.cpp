@@ -1,9 +1,9 @@
 #include "store/overlaid_snapshot.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "store/error.h"
+#include "store/last_key_over_writes.h"
 
 namespace moraine::store {
 
@@ -92,29 +92,7 @@ std::unique_ptr<KvIterator> OverlaidSnapshot::Scan(const KeyRange& range) const 
 }
 
 std::optional<std::string> OverlaidSnapshot::LastKeyIn(const KeyRange& range) const {
-  // The greatest overlay put in range.
-  std::optional<std::string> put;
-  auto at = range.end.empty() ? writes_.end() : writes_.lower_bound(range.end);
-  while (at != writes_.begin()) {
-    --at;
-    if (at->first < range.begin) break;
-    if (at->second) {
-      put = at->first;
-      break;
-    }
-  }
-  // The greatest base key in range no overlay delete hides: one seek from
-  // the end per delete met.
-  KeyRange rest = range;
-  std::optional<std::string> stored;
-  while ((stored = base_->LastKeyIn(rest))) {
-    const auto write = writes_.find(*stored);
-    if (write == writes_.end() || write->second) break;
-    rest.end = *stored;
-  }
-  if (!stored) return put;
-  if (!put) return stored;
-  return std::max(*stored, *put);
+  return LastKeyOverWrites(*base_, writes_, range);
 }
 
 }  // namespace moraine::store

@@ -1,6 +1,6 @@
 #include "commit/rows/staged_view.h"
 
-#include <algorithm>
+#include "store/last_key_over_writes.h"
 
 namespace moraine::commit {
 
@@ -33,28 +33,7 @@ void StagedView::Scan(
 }
 
 std::optional<std::string> StagedView::LastKeyIn(const store::KeyRange& range) const {
-  // The greatest staged put in range.
-  std::optional<std::string> staged;
-  auto at = range.end.empty() ? writes_.end() : writes_.lower_bound(range.end);
-  while (at != writes_.begin()) {
-    --at;
-    if (at->first < range.begin) break;
-    if (at->second) {
-      staged = at->first;
-      break;
-    }
-  }
-  // The greatest stored key in range that no staged delete hides.
-  store::KeyRange rest = range;
-  std::optional<std::string> stored;
-  while ((stored = snapshot_->LastKeyIn(rest))) {
-    auto write = writes_.find(*stored);
-    if (write == writes_.end() || write->second) break;
-    rest.end = *stored;  // deleted here: look below it
-  }
-  if (!stored) return staged;
-  if (!staged) return stored;
-  return std::max(*stored, *staged);
+  return store::LastKeyOverWrites(*snapshot_, writes_, range);
 }
 
 void StagedView::AppendTo(store::WriteBatch* batch) const {
