@@ -145,7 +145,7 @@ std::vector<RowTransaction::Rebase> LandAsGroup(const std::shared_ptr<store::KvS
 }
 
 TEST(CommitIntentTest, IntentsLandedAsAGroupLeaveTheStoreAsSerialRebasesDo) {
-  // Tables 1 and 3 are inserted into twice: the later inserts there take row
+  // Table 1 is inserted into three times: the later inserts there take row
   // ids after the earlier and merge their stats.
   const std::vector<Insert> inserts = {{1, 7}, {2, 80}, {1, 90}, {3, 3}, {1, 20}};
 
