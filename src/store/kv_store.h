@@ -67,7 +67,7 @@ class LandedWrite {
 struct CommitOffer {
   // The commit as an intent any writer's IntentReplayer can replay, or
   // nullopt if it cannot be replayed. Called at most once per landing, and
-  // only when the store hands the commit on.
+  // only when the store hands the commit on or replays it itself.
   std::function<std::optional<std::string>()> intent;
   // Set when the commit landed from its intent (by another writer, or see
   // landed_in_own_turn): the outcome the replayer gave. The batch passed
@@ -145,8 +145,8 @@ class KvStore {
   }
 
   // LandIfHeadUnchanged for a commit that `offer` lets another writer land
-  // (CommitOffer): when offer.outcome is set on return, another writer's
-  // write landed it, durably, and `batch` was not written; a non-null
+  // (CommitOffer): when offer.outcome is set on return, the commit landed
+  // from its intent, durably, and `batch` was not written; a non-null
   // result is returned then too. Stores that hand no commit on (the
   // default, and RocksDB, where one process commits) land it themselves.
   virtual std::unique_ptr<LandedWrite> LandOffered(
