@@ -33,6 +33,10 @@ class WriteBatch {
     ops_.push_back({OpType::kPut, std::string(key), std::string(value)});
   }
   void Delete(std::string_view key) { ops_.push_back({OpType::kDelete, std::string(key), {}}); }
+  // Every operation of `other` after this batch's, in order.
+  void Append(const WriteBatch& other) {
+    ops_.insert(ops_.end(), other.ops_.begin(), other.ops_.end());
+  }
   void Clear() { ops_.clear(); }
 
   const std::vector<Op>& ops() const { return ops_; }

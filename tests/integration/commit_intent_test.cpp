@@ -131,13 +131,7 @@ std::vector<RowTransaction::Rebase> LandAsGroup(const std::shared_ptr<store::KvS
         ReplayCommitIntent(std::make_unique<store::OverlaidSnapshot>(landed, group), intent);
     EXPECT_TRUE(replayed.has_value());
     if (!replayed) return moves;
-    for (const auto& op : replayed->batch.ops()) {
-      if (op.type == store::WriteBatch::OpType::kPut) {
-        group.Put(op.key, op.value);
-      } else {
-        group.Delete(op.key);
-      }
-    }
+    group.Append(replayed->batch);
     moves.push_back(replayed->moved);
   }
   store->Write(group);

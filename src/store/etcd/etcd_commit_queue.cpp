@@ -195,15 +195,16 @@ EtcdCommitQueue::Turn EtcdCommitQueue::AwaitTurn() {
 EtcdCommitQueue::TurnOrOutcome EtcdCommitQueue::AwaitTurnOrOutcome(const std::string& offer_id) {
   std::unique_lock lock(mutex_);
   TurnOrOutcome result{AwaitTurnLocked(lock, &offer_id), std::nullopt};
-  if (auto shown = outcomes_.find(offer_id); shown != outcomes_.end()) {
-    result.outcome = std::move(shown->second);
-    outcomes_.erase(shown);
-  }
+  result.outcome = TakeOutcomeLocked(offer_id);
   return result;
 }
 
 std::optional<std::string> EtcdCommitQueue::TakeOutcome(const std::string& offer_id) {
   std::lock_guard lock(mutex_);
+  return TakeOutcomeLocked(offer_id);
+}
+
+std::optional<std::string> EtcdCommitQueue::TakeOutcomeLocked(const std::string& offer_id) {
   auto shown = outcomes_.find(offer_id);
   if (shown == outcomes_.end()) return std::nullopt;
   std::string outcome = std::move(shown->second);

@@ -193,6 +193,7 @@ class EtcdCommitQueue {
 
   Turn AwaitTurnLocked(std::unique_lock<std::mutex>& lock, const std::string* outcome_of);
   bool OwnEntryShownLocked() const;
+  std::optional<std::string> TakeOutcomeLocked(const std::string& offer_id);
   bool OwnKeyLocked(std::string_view key) const;
   bool OthersQueuedLocked() const;
   std::optional<Entry> LeaveLocked();

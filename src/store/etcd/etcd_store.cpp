@@ -83,14 +83,6 @@ void AddPut(google::protobuf::RepeatedPtrField<etcdserverpb::RequestOp>* ops,
   put->set_value(value);
 }
 
-// The lane's value as the failure branch's Range read it.
-std::optional<std::string> LaneValue(const TxnResponse& response) {
-  if (response.responses_size() == 0) return std::nullopt;
-  const auto& range = response.responses(0).response_range();
-  if (range.kvs_size() == 0) return std::nullopt;
-  return range.kvs(0).value();
-}
-
 // The revision the head last changed at, from a failed head commit's second
 // read (0 if the head is absent). Not the response header's revision: that
 // may be a write outside the lake (another lake on the cluster, or a commit
@@ -99,6 +91,15 @@ int64_t HeadRevision(const TxnResponse& response) {
   if (response.responses_size() < 2) return 0;
   const auto& range = response.responses(1).response_range();
   return range.kvs_size() == 0 ? 0 : range.kvs(0).mod_revision();
+}
+
+// A compare that `key` was created at `create_revision` (fails once it is
+// deleted, and for a key created again).
+void CompareCreateRevision(Compare* compare, const std::string& key, int64_t create_revision) {
+  compare->set_key(key);
+  compare->set_target(Compare::CREATE);
+  compare->set_result(Compare::EQUAL);
+  compare->set_create_revision(create_revision);
 }
 
 // A compare that `key` was last put at `mod_revision` (fails once it is
@@ -116,18 +117,8 @@ constexpr size_t kMaxGroup = 16;
 // The largest intent a commit hands on (a one-row insert's is about 2 KiB).
 constexpr size_t kMaxIntentBytes = size_t{64} << 10;
 
-// Appends every operation of `from` to `to`, in order.
-void Append(const WriteBatch& from, WriteBatch& to) {
-  for (const auto& op : from.ops()) {
-    if (op.type == WriteBatch::OpType::kPut) {
-      to.Put(op.key, op.value);
-    } else {
-      to.Delete(op.key);
-    }
-  }
-}
-
-// The value a failure branch's Range at `index` read, if the key was there.
+// The value a failure branch's Range at `index` read, if the key was there
+// (0: a head commit's lane).
 std::optional<std::string> ReadValue(const TxnResponse& response, int index) {
   if (response.responses_size() <= index) return std::nullopt;
   const auto& range = response.responses(index).response_range();
@@ -145,20 +136,18 @@ void AddEntryPut(google::protobuf::RepeatedPtrField<etcdserverpb::RequestOp>* op
   read->set_keys_only(true);
 }
 
-// The create revision AddEntryPut's read-back found, from the response of a
-// Txn whose applied branch ends with that read-back.
-std::optional<int64_t> EntryPutAt(const TxnResponse& response) {
-  if (response.responses_size() == 0) return std::nullopt;
+// The entry AddEntryPut's read-back found (null if none), from the response
+// of a Txn whose applied branch ends with that read-back.
+const mvccpb::KeyValue* EntryReadBack(const TxnResponse& response) {
+  if (response.responses_size() == 0) return nullptr;
   const auto& read = response.responses(response.responses_size() - 1).response_range();
-  if (read.kvs_size() != 1) return std::nullopt;
-  return read.kvs(0).create_revision();
+  return read.kvs_size() == 1 ? &read.kvs(0) : nullptr;
 }
 
-// The mod revision of that read-back (0 if it found nothing).
-int64_t EntryModifiedAt(const TxnResponse& response) {
-  if (response.responses_size() == 0) return 0;
-  const auto& read = response.responses(response.responses_size() - 1).response_range();
-  return read.kvs_size() == 1 ? read.kvs(0).mod_revision() : 0;
+// Its create revision: the entry's place.
+std::optional<int64_t> EntryPutAt(const TxnResponse& response) {
+  const auto* entry = EntryReadBack(response);
+  return entry ? std::optional<int64_t>(entry->create_revision()) : std::nullopt;
 }
 
 // Adds a landing commit's handover (EtcdCommitQueue::PlanHandover) to its
@@ -356,10 +345,7 @@ std::unique_ptr<LandedWrite> EtcdStore::LandOffered(
     }
     for (const auto& stale : waited.turn.stale) RemoveEntry(stale);
     if (waited.outcome) {
-      {
-        std::lock_guard lock(read_outcomes_mutex_);
-        read_outcomes_.push_back(keyspace_.commit_outcomes + group.own_intent->offer_id);
-      }
+      KeepReadOutcomes({keyspace_.commit_outcomes + group.own_intent->offer_id});
       group.own_intent.reset();
       return landed_elsewhere(std::move(*waited.outcome));
     }
@@ -461,7 +447,7 @@ std::vector<EtcdStore::GroupMember> EtcdStore::GatherGroup(
       // Its writer lands it itself, and meets whatever failed there.
     }
     if (!replayed) continue;
-    Append(replayed->batch, landing);
+    landing.Append(replayed->batch);
     members.push_back(
         {std::move(intent), std::move(replayed->batch), std::move(replayed->outcome)});
   }
@@ -486,13 +472,7 @@ std::optional<EtcdStore::OwnIntent> EtcdStore::PublishIntent(const IntentOnce& m
   const std::string value = EtcdCommitQueue::IntentValue(offer_id, *intent);
   TxnRequest request;
   // Into the entry it holds (keeping its place), unless that entry is gone.
-  if (own) {
-    auto* compare = request.add_compare();
-    compare->set_key(own->key);
-    compare->set_target(Compare::CREATE);
-    compare->set_result(Compare::EQUAL);
-    compare->set_create_revision(own->create_revision);
-  }
+  if (own) CompareCreateRevision(request.add_compare(), own->key, own->create_revision);
   // The outcome records this handle has read go with it: a handle whose
   // commits groups land may send no other Txn.
   std::vector<std::string> read_outcomes = TakeReadOutcomes();
@@ -500,12 +480,8 @@ std::optional<EtcdStore::OwnIntent> EtcdStore::PublishIntent(const IntentOnce& m
     request.add_success()->mutable_request_delete_range()->set_key(read);
   }
   AddEntryPut(request.mutable_success(), key, value);  // last: its read-back tells the place
-  const auto keep_read_outcomes = [&] {
-    std::lock_guard lock(read_outcomes_mutex_);
-    read_outcomes_.insert(read_outcomes_.end(), read_outcomes.begin(), read_outcomes.end());
-  };
   if (!WithinLimits(request)) {
-    keep_read_outcomes();
+    KeepReadOutcomes(read_outcomes);
     if (!own) JoinQueue();  // too large to hand on: it lands itself
     return std::nullopt;
   }
@@ -513,15 +489,15 @@ std::optional<EtcdStore::OwnIntent> EtcdStore::PublishIntent(const IntentOnce& m
   const auto status = client_->TxnOnce(request, &response);
   if (ClassifyEtcdStatus(status) == EtcdStatusKind::kOk) {
     if (!response.succeeded()) {
-      keep_read_outcomes();
+      KeepReadOutcomes(read_outcomes);
       return std::nullopt;  // the entry went meanwhile: it waits as it is
     }
-    if (const auto created = EntryPutAt(response)) {
-      if (!own) queue_->Joined(*created);
-      return OwnIntent{key, EntryModifiedAt(response), offer_id};
+    if (const auto* entry = EntryReadBack(response)) {
+      if (!own) queue_->Joined(entry->create_revision());
+      return OwnIntent{key, entry->mod_revision(), offer_id};
     }
   }
-  keep_read_outcomes();  // deleting one twice is harmless
+  KeepReadOutcomes(read_outcomes);  // deleting one twice is harmless
   // Whether the intent is in the entry is not known: it is taken out, unless
   // a group landed it already.
   const auto compare_value = [&](Compare* compare) { CompareValue(compare, key, value); };
@@ -561,11 +537,13 @@ std::optional<std::string> EtcdStore::EndIntent(const std::string& key, const st
   // The entry no longer holds it: a group landed it (its outcome is there),
   // or the entry was removed or put again (then nobody can).
   auto outcome = ReadValue(response, 0);
-  if (outcome) {
-    std::lock_guard lock(read_outcomes_mutex_);
-    read_outcomes_.push_back(outcome_key);
-  }
+  if (outcome) KeepReadOutcomes({outcome_key});
   return outcome;
+}
+
+void EtcdStore::KeepReadOutcomes(const std::vector<std::string>& keys) {
+  std::lock_guard lock(read_outcomes_mutex_);
+  read_outcomes_.insert(read_outcomes_.end(), keys.begin(), keys.end());
 }
 
 std::vector<std::string> EtcdStore::TakeReadOutcomes() {
@@ -616,11 +594,7 @@ void EtcdStore::LeaveCommitQueue() {
 void EtcdStore::RemoveEntry(const EtcdCommitQueue::Entry& entry,
                             std::chrono::milliseconds timeout) {
   TxnRequest request;
-  auto* compare = request.add_compare();
-  compare->set_key(entry.key);
-  compare->set_target(Compare::CREATE);
-  compare->set_result(Compare::EQUAL);
-  compare->set_create_revision(entry.create_revision);
+  CompareCreateRevision(request.add_compare(), entry.key, entry.create_revision);
   request.add_success()->mutable_request_delete_range()->set_key(entry.key);
   TxnResponse response;
   client_->TxnOnce(request, &response, timeout);  // one left behind is skipped by the next waiter
@@ -640,9 +614,7 @@ EtcdStore::Landing EtcdStore::Commit(const HeadGuard* head, const WriteBatch& ba
     std::vector<std::string>& keys;
     bool landed = false;
     ~ReturnUnlanded() {
-      if (landed || keys.empty()) return;
-      std::lock_guard lock(store.read_outcomes_mutex_);
-      store.read_outcomes_.insert(store.read_outcomes_.end(), keys.begin(), keys.end());
+      if (!landed) store.KeepReadOutcomes(keys);
     }
   } return_unlanded{*this, read_outcomes};
   const auto own_intent = [&]() -> const OwnIntent* {
@@ -657,7 +629,7 @@ EtcdStore::Landing EtcdStore::Commit(const HeadGuard* head, const WriteBatch& ba
     const size_t members = group ? group->members.size() : 0;
     if (members != grouped_members) {
       grouped = batch;
-      for (size_t i = 0; i < members; ++i) Append(group->members[i].batch, grouped);
+      for (size_t i = 0; i < members; ++i) grouped.Append(group->members[i].batch);
       grouped_members = members;
     }
     const auto ops = Collapse(members ? grouped : batch);
@@ -738,7 +710,7 @@ EtcdStore::Landing EtcdStore::Commit(const HeadGuard* head, const WriteBatch& ba
           }
           return landed();
         }
-        auto observed = LaneValue(response);
+        auto observed = ReadValue(response, 0);
         if (observed != lane->token) {
           // A stale attempt of ours (or a fence) landed late: not a conflict.
           lane->token = std::move(observed);
@@ -799,26 +771,26 @@ EtcdStore::Landing EtcdStore::Commit(const HeadGuard* head, const WriteBatch& ba
   }
 }
 
-bool EtcdStore::WithinLimits(const etcdserverpb::TxnRequest& request) const {
-  // etcd counts the largest of the compares and the two branches.
-  const auto ops = static_cast<uint64_t>(
-      std::max({request.compare_size(), request.success_size(), request.failure_size()}));
-  if (limits_.max_txn_ops && ops > *limits_.max_txn_ops) return false;
-  const uint64_t bytes = request.ByteSizeLong() + kEtcdRaftEnvelopeBytes;
-  return !limits_.max_request_bytes || bytes <= *limits_.max_request_bytes;
-}
-
-void EtcdStore::RequireWithinLimits(const etcdserverpb::TxnRequest& request) const {
+std::optional<std::string> EtcdStore::LimitExceeded(const etcdserverpb::TxnRequest& request) const {
   // etcd counts the largest of the compares and the two branches.
   const auto ops = static_cast<uint64_t>(
       std::max({request.compare_size(), request.success_size(), request.failure_size()}));
   if (limits_.max_txn_ops && ops > *limits_.max_txn_ops) {
-    throw EtcdLimitError(TooManyOpsMessage(options_.location, ops));
+    return TooManyOpsMessage(options_.location, ops);
   }
   const uint64_t bytes = request.ByteSizeLong() + kEtcdRaftEnvelopeBytes;
   if (limits_.max_request_bytes && bytes > *limits_.max_request_bytes) {
-    throw EtcdLimitError(RequestTooLargeMessage(options_.location, bytes));
+    return RequestTooLargeMessage(options_.location, bytes);
   }
+  return std::nullopt;
+}
+
+bool EtcdStore::WithinLimits(const etcdserverpb::TxnRequest& request) const {
+  return !LimitExceeded(request);
+}
+
+void EtcdStore::RequireWithinLimits(const etcdserverpb::TxnRequest& request) const {
+  if (auto exceeded = LimitExceeded(request)) throw EtcdLimitError(*exceeded);
 }
 
 bool EtcdStore::Settle(EtcdCommitLane& lane, const std::string& token,

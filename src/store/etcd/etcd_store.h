@@ -244,10 +244,14 @@ class EtcdStore final : public KvStore {
   std::optional<std::string> EndIntent(const std::string& key, const std::string& offer_id,
                                        const std::function<void(etcdserverpb::Compare*)>& holds_it,
                                        bool keep_place);
-  // Whether `request` is within the cluster's limits.
+  // Whether `request` is within the cluster's limits; the message of the
+  // limit it exceeds, if any.
   bool WithinLimits(const etcdserverpb::TxnRequest& request) const;
-  // Outcome records this handle has read, deleted by its next Txn.
+  std::optional<std::string> LimitExceeded(const etcdserverpb::TxnRequest& request) const;
+  // Outcome records this handle has read, deleted by its next Txn that
+  // lands: taken for a Txn, and kept again if it did not land.
   std::vector<std::string> TakeReadOutcomes();
+  void KeepReadOutcomes(const std::vector<std::string>& keys);
   // After an RPC with unknown outcome: true if `token` committed; otherwise
   // fences the lane so the attempt can never commit later, and returns false.
   // Gives up with IoError at `deadline` (the commit's).
