@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -202,7 +203,8 @@ class Names {
 // A condition of the WHERE clause on one column of the updated table.
 struct Condition {
   size_t column = 0;
-  bool is_null = false;  // `column IS NULL`; otherwise `column = other`
+  bool is_null = false;    // `column IS NULL`; otherwise `column = other`,
+  bool not_equal = false;  // or `column != other` (other a constant)
   Operand other;
   // `other` as the cell the column must hold: one for a constant, one per
   // CTE row for a CTE column (ExpectedCell).
@@ -222,20 +224,25 @@ bool CollectConditions(const duckdb::ParsedExpression& expression, const Names& 
       if (children.size() != 1) return false;
       auto column = names.Resolve(*children[0], start);
       if (!column || column->kind != Operand::Kind::kTableColumn) return false;
-      out.push_back({column->column, true, Operand{}, {}});
+      out.push_back({column->column, true, false, Operand{}, {}});
       return true;
     }
-    case duckdb::ExpressionType::COMPARE_EQUAL: {
+    case duckdb::ExpressionType::COMPARE_EQUAL:
+    case duckdb::ExpressionType::COMPARE_NOTEQUAL: {
+      // DuckLake ends inlined rows with `begin_snapshot != <snapshot>` beside
+      // the equalities; a `!=` is evaluated here against a constant only.
+      const bool not_equal =
+          expression.GetExpressionType() == duckdb::ExpressionType::COMPARE_NOTEQUAL;
       auto& comparison = expression.Cast<duckdb::ComparisonExpression>();
       auto left = names.Resolve(*comparison.left, start);
       auto right = names.Resolve(*comparison.right, start);
       if (!left || !right) return false;
       if (right->kind == Operand::Kind::kTableColumn) std::swap(left, right);
       if (left->kind != Operand::Kind::kTableColumn || right->kind == Operand::Kind::kTableColumn ||
-          right->cast) {
+          right->cast || (not_equal && right->kind != Operand::Kind::kConstant)) {
         return false;
       }
-      out.push_back({left->column, false, std::move(*right), {}});
+      out.push_back({left->column, false, not_equal, std::move(*right), {}});
       return true;
     }
     default:
@@ -275,6 +282,27 @@ commit::Cell ExpectedCell(const ColumnCodec& codec, const Value& value) {
 bool Equal(const commit::Cell& cell, const commit::Cell& expected) {
   return !catalog::IsNull(expected) && cell == expected;
 }
+
+// `cell != expected` as DuckDB evaluates it (a NULL on either side matches nothing).
+bool NotEqual(const commit::Cell& cell, const commit::Cell& expected) {
+  return !catalog::IsNull(expected) && !catalog::IsNull(cell) && cell != expected;
+}
+
+// A hash of the cells ComparableHere lets a condition expect (integers,
+// booleans, strings); any other kind hashes alike and is told apart by ==.
+struct ExpectedCellHash {
+  size_t operator()(const commit::Cell& cell) const {
+    if (const auto* number = std::get_if<int64_t>(&cell)) return std::hash<int64_t>()(*number);
+    if (const auto* text = std::get_if<std::string>(&cell)) return std::hash<std::string>()(*text);
+    if (const auto* flag = std::get_if<bool>(&cell)) return std::hash<bool>()(*flag);
+    return 0;
+  }
+};
+
+// The CTE rows by the cell one equality condition expects of them, so a
+// target row finds its source rows by a lookup instead of a pass over the
+// CTE (DuckLake ends a DELETE's inlined rows with a CTE row per row).
+using CteRowsByCell = std::unordered_multimap<commit::Cell, size_t, ExpectedCellHash>;
 
 }  // namespace
 
@@ -571,6 +599,15 @@ bool CommitBatchStager::TryStageUpdate(const duckdb::SQLStatement& statement) {
       condition.expected.push_back(ExpectedCell(codec, value));
       return true;
     };
+    if (condition.not_equal) {
+      // A constant no cell can hold (an integer outside BIGINT) differs from
+      // every cell that is not NULL: DuckDB evaluates that one.
+      if (!compare_with(condition.other.constant) ||
+          (catalog::IsNull(condition.expected[0]) && !condition.other.constant.IsNull())) {
+        return false;
+      }
+      continue;  // no bounds
+    }
     if (condition.other.kind == Operand::Kind::kConstant) {
       if (!compare_with(condition.other.constant)) return false;
     } else {
@@ -594,6 +631,8 @@ bool CommitBatchStager::TryStageUpdate(const duckdb::SQLStatement& statement) {
       const auto& cell = row[condition.column];
       if (condition.is_null) {
         if (!catalog::IsNull(cell)) return false;
+      } else if (condition.not_equal) {
+        if (!NotEqual(cell, condition.expected[0])) return false;
       } else if (condition.other.kind == Operand::Kind::kConstant) {
         if (!Equal(cell, condition.expected[0])) return false;
       } else if (cte_row && !Equal(cell, condition.expected[*cte_row])) {
@@ -602,39 +641,69 @@ bool CommitBatchStager::TryStageUpdate(const duckdb::SQLStatement& statement) {
     }
     return true;
   };
+  // The CTE rows by the cell the first equality with a CTE column expects.
+  const Condition* indexed = nullptr;
+  CteRowsByCell cte_rows_by_cell;
+  for (auto& condition : conditions) {
+    if (condition.is_null || condition.not_equal ||
+        condition.other.kind != Operand::Kind::kCteColumn) {
+      continue;
+    }
+    indexed = &condition;
+    cte_rows_by_cell.reserve(condition.expected.size());
+    for (size_t index = 0; index < condition.expected.size(); index++) {
+      // A NULL cell equals no row: that CTE row is the source of none.
+      if (!catalog::IsNull(condition.expected[index])) {
+        cte_rows_by_cell.emplace(condition.expected[index], index);
+      }
+    }
+    break;
+  }
 
   // Every change is worked out before the first is staged, so a statement
   // that turns out to need DuckDB leaves nothing behind.
   std::vector<std::pair<commit::RowHandle, commit::Row>> changes;
   bool plain = true;
   auto& transaction = MoraineTransaction::Get(context_, catalog_);
+  // The rows to change are picked before the transaction keeps anything of
+  // them (a DELETE of inlined rows ends a tenth of a large table's rows);
+  // `source` is the CTE row of the row picked last, which is visited next.
+  const std::vector<Value>* source = nullptr;
+  commit::ScanRequest request{bounds, std::nullopt, true, nullptr};
+  request.candidates = [&](const commit::Row& row) {
+    if (!plain || !matches(row, std::nullopt)) return false;
+    source = nullptr;
+    if (!cte) return true;
+    auto consider = [&](size_t index) {
+      if (!matches(row, index)) return;
+      if (source) {
+        plain = false;  // two source rows: DuckDB decides
+        return;
+      }
+      source = &cte->rows[index];
+    };
+    if (indexed) {
+      auto [first, last] = cte_rows_by_cell.equal_range(row[indexed->column]);
+      for (auto it = first; it != last && plain; ++it) consider(it->second);
+    } else {
+      for (size_t index = 0; index < cte->rows.size() && plain; index++) consider(index);
+    }
+    return plain && source;
+  };
   transaction.WithRows(where_, false, [&](commit::RowTransaction& rows) {
-    rows.ScanProjected(spec.name, {bounds, std::nullopt, true},
-                       [&](commit::RowHandle handle, const commit::Row& row) {
-                         if (!plain || !matches(row, std::nullopt)) return;
-                         const std::vector<Value>* source = nullptr;
-                         if (cte) {
-                           for (size_t index = 0; index < cte->rows.size(); index++) {
-                             if (!matches(row, index)) continue;
-                             if (source) {
-                               plain = false;  // two source rows: DuckDB decides
-                               return;
-                             }
-                             source = &cte->rows[index];
-                           }
-                           if (!source) return;
-                         }
-                         commit::Row changed = row;
-                         for (auto& [column, value] : assignments) {
-                           auto cell = assigned_cell(value, column, source);
-                           if (!cell) {
-                             plain = false;
-                             return;
-                           }
-                           changed[column] = std::move(*cell);
-                         }
-                         changes.emplace_back(handle, std::move(changed));
-                       });
+    rows.ScanProjected(spec.name, request, [&](commit::RowHandle handle, const commit::Row& row) {
+      if (!plain) return;
+      commit::Row changed = row;
+      for (auto& [column, value] : assignments) {
+        auto cell = assigned_cell(value, column, source);
+        if (!cell) {
+          plain = false;
+          return;
+        }
+        changed[column] = std::move(*cell);
+      }
+      changes.emplace_back(handle, std::move(changed));
+    });
   });
   if (!plain) return false;
   if (changes.empty()) return true;

@@ -11,8 +11,10 @@
 //   - INSERT INTO t [(columns)] VALUES (...), ... of constants
 //     (batch_constants.h);
 //   - UPDATE t SET c = <constant | v.c | CAST(v.c AS type)>, ...
-//     [FROM v] WHERE <conjunction of c = <constant | v.c>, c IS NULL>,
-//     where v is the statement's one CTE, a VALUES list with column names;
+//     [FROM v] WHERE <conjunction of c = <constant | v.c>, c != constant,
+//     c IS NULL>, where v is the statement's one CTE, a VALUES list with
+//     column names, looked up by its first equality (DuckLake's DELETE of
+//     inlined rows names each row id in it);
 //   - CREATE TABLE [IF NOT EXISTS] t (name type, ...) without constraints,
 //     defaults or AS (DuckLake's inlined data tables: one per schema version
 //     of a table, as wide as the table), each distinct type bound once.

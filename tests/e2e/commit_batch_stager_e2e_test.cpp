@@ -225,6 +225,41 @@ TEST_F(CommitBatchStagerTest, InlinedTableCreatesAreStaged) {
   ExpectSameLakes();
 }
 
+// DuckLake's DELETE of inlined rows (WriteNewInlinedDeletes): a CTE row per
+// row id, the rows still live and not inserted by this snapshot. Staged, it
+// ends what DuckDB's UPDATE ends: not a row begun by the snapshot, not one
+// already ended, not one of no CTE row.
+TEST_F(CommitBatchStagerTest, DuckLakesInlinedDeleteIsStaged) {
+  auto outcome = RunBoth(
+      "INSERT INTO {C}.{INLINED} (row_id, begin_snapshot, end_snapshot, a) VALUES (20, 8, NULL, "
+      "1), (21, 8, NULL, 2), (22, 9, NULL, 3), (23, 8, 8, 4), (24, 7, NULL, 5);\n"
+      "WITH deleted_row_list(deleted_row_id) AS (\nVALUES (20), (22), (23), (24), (99), (NULL)\n)\n"
+      "UPDATE {C}.{INLINED}\nSET end_snapshot = 9\nFROM deleted_row_list\n"
+      "WHERE row_id=deleted_row_id AND end_snapshot IS NULL AND begin_snapshot != 9;");
+  EXPECT_FALSE(outcome.error) << sql_error_;
+  EXPECT_EQ(outcome.counts.staged, 2u);
+  EXPECT_EQ(outcome.counts.sql, 0u);
+  EXPECT_EQ(session_.Query("SELECT row_id FROM a.main." + inlined_ +
+                           " WHERE end_snapshot = 9 ORDER BY row_id"),
+            (Rows{{"20"}, {"24"}}));
+  ExpectSameLakes();
+}
+
+// A `!=` this stager does not evaluate goes to DuckDB: against a column, and
+// against a constant no BIGINT cell can hold (which every cell differs from).
+TEST_F(CommitBatchStagerTest, ANotEqualOnlyDuckDBEvaluatesRunsAsSql) {
+  auto outcome = RunBoth(
+      "UPDATE {C}.{INLINED} SET end_snapshot = 9 WHERE begin_snapshot != row_id;"
+      "UPDATE {C}.{INLINED} SET a = 5 WHERE begin_snapshot != 99999999999999999999;"
+      "UPDATE {C}.{INLINED} SET a = 6 WHERE begin_snapshot != NULL");
+  EXPECT_FALSE(outcome.error) << sql_error_;
+  EXPECT_EQ(outcome.counts.staged, 1u);
+  EXPECT_EQ(outcome.counts.sql, 2u);
+  EXPECT_EQ(session_.Query("SELECT count(*) FROM a.main." + inlined_ + " WHERE a = 5"),
+            (Rows{{"1"}}));
+  ExpectSameLakes();
+}
+
 TEST_F(CommitBatchStagerTest, ACreateOfAnExistingTableFailsAsDuckDBsDoes) {
   auto outcome = RunBoth("CREATE TABLE {C}.{INLINED}(row_id BIGINT, a INTEGER)");
   EXPECT_TRUE(outcome.error);

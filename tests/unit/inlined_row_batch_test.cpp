@@ -47,8 +47,36 @@ TEST(InlinedRowBatch, RowsRoundTripWithNullsEndsAndEmptyCells) {
   auto decoded = InlinedRowBatch::Decode(value, 2);
   EXPECT_EQ(decoded.Encode(), value);
   ASSERT_TRUE(decoded.Find(8));
-  EXPECT_EQ(decoded.at(*decoded.Find(8)).cells[1], std::string(300, 'x'));
+  EXPECT_EQ(decoded.cell(*decoded.Find(8), 1), std::string(300, 'x'));
   EXPECT_FALSE(decoded.Find(9));
+}
+
+// A decoded batch's rows keep their cells in the stored bytes; a replaced
+// row takes the end it is given, and its cells when they differ, and the
+// batch encodes as one built from the rows as they now are.
+TEST(InlinedRowBatch, ReplacedRowsEncodeAsBuiltFromScratch) {
+  InlinedRowBatch original(2);
+  original.Append(MakeRow(1, std::nullopt, {"a", std::nullopt}));
+  original.Append(MakeRow(2, std::nullopt, {"b", "bb"}));
+  original.Append(MakeRow(3, 4, {std::nullopt, "cc"}));
+  auto decoded = InlinedRowBatch::Decode(original.Encode(), 2);
+  decoded.Replace(*decoded.Find(1), MakeRow(1, 9, {"a", std::nullopt}));    // ended only
+  decoded.Replace(*decoded.Find(2), MakeRow(2, std::nullopt, {"b", "B"}));  // a new cell
+  decoded.Replace(*decoded.Find(3), MakeRow(3, std::nullopt, {std::nullopt, "cc"}));  // revived
+
+  InlinedRowBatch expected(2);
+  expected.Append(MakeRow(1, 9, {"a", std::nullopt}));
+  expected.Append(MakeRow(2, std::nullopt, {"b", "B"}));
+  expected.Append(MakeRow(3, std::nullopt, {std::nullopt, "cc"}));
+  EXPECT_EQ(decoded.Encode(), expected.Encode());
+  EXPECT_EQ(decoded.cell(*decoded.Find(2), 1), std::optional<std::string_view>("B"));
+  EXPECT_EQ(decoded.cell(*decoded.Find(1), 1), std::nullopt);
+
+  // A copy reads the same stored bytes, and changes apart from the original.
+  auto copy = decoded;
+  copy.Replace(*copy.Find(1), MakeRow(1, std::nullopt, {"z", std::nullopt}));
+  EXPECT_EQ(decoded.Encode(), expected.Encode());
+  EXPECT_EQ(copy.cell(*copy.Find(1), 0), std::optional<std::string_view>("z"));
 }
 
 TEST(InlinedRowBatch, RemovedRowsAreGoneAndTheLastOneEmptiesTheBatch) {

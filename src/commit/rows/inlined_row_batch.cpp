@@ -149,23 +149,26 @@ bool InlinedRowBatchView::CellsComplete() const {
 }
 
 InlinedRowBatch InlinedRowBatch::Decode(std::string_view value, size_t user_columns) {
-  const InlinedRowBatchView view(value, user_columns);
   InlinedRowBatch batch(user_columns);
+  batch.stored_value_ = std::make_shared<const std::string>(value);
+  const InlinedRowBatchView view(*batch.stored_value_, user_columns);
   batch.rows_.resize(view.size());
+  batch.index_.reserve(view.size());
   for (size_t row = 0; row < view.size(); ++row) {
-    batch.rows_[row].row_id = view.row_id(row);
-    batch.rows_[row].end_snapshot = view.end_snapshot(row);
-    batch.rows_[row].cells.reserve(user_columns);
+    auto& slot = batch.rows_[row];
+    slot.row_id = view.row_id(row);
+    slot.end_snapshot = view.end_snapshot(row);
+    slot.stored = static_cast<int64_t>(row);
     if (!batch.index_.emplace(view.row_id(row), row).second) {
       ThrowCorrupt("holds row " + std::to_string(view.row_id(row)) + " twice");
     }
   }
+  batch.stored_cells_.resize(user_columns);
   for (size_t column = 0; column < user_columns; ++column) {
     auto cells = view.ColumnCells(column);
-    for (auto& row : batch.rows_) {
-      const auto cell = cells.Next();
-      row.cells.push_back(cell ? std::optional<std::string>(*cell) : std::nullopt);
-    }
+    auto& stored = batch.stored_cells_[column];
+    stored.reserve(view.size());
+    for (size_t row = 0; row < view.size(); ++row) stored.push_back(cells.Next());
   }
   return batch;
 }
@@ -176,9 +179,34 @@ std::optional<size_t> InlinedRowBatch::Find(int64_t row_id) const {
   return found->second;
 }
 
+std::optional<std::string_view> InlinedRowBatch::cell(size_t index, size_t column) const {
+  const Slot& slot = rows_[index];
+  if (slot.stored >= 0) return stored_cells_[column][static_cast<size_t>(slot.stored)];
+  const auto& owned = slot.cells[column];
+  return owned ? std::optional<std::string_view>(*owned) : std::nullopt;
+}
+
 void InlinedRowBatch::Append(Row row) {
   index_.emplace(row.row_id, rows_.size());
-  rows_.push_back(std::move(row));
+  rows_.push_back(Slot{row.row_id, row.end_snapshot, -1, std::move(row.cells), false});
+}
+
+bool InlinedRowBatch::SameCells(const Slot& slot, const Row& row) const {
+  if (row.cells.size() != user_columns_) return false;
+  for (size_t column = 0; column < user_columns_; ++column) {
+    const auto& given = row.cells[column];
+    const auto stored = stored_cells_[column][static_cast<size_t>(slot.stored)];
+    if (given.has_value() != stored.has_value() || (given && *given != *stored)) return false;
+  }
+  return true;
+}
+
+void InlinedRowBatch::Replace(size_t index, Row row) {
+  Slot& slot = rows_[index];
+  slot.end_snapshot = row.end_snapshot;
+  if (slot.stored >= 0 && SameCells(slot, row)) return;  // an end, or nothing, changed
+  slot.stored = -1;
+  slot.cells = std::move(row.cells);
 }
 
 void InlinedRowBatch::Remove(size_t index) {
@@ -191,16 +219,17 @@ std::string InlinedRowBatch::Encode() const {
   bool ended = false;
   for (const auto& row : rows_) ended |= !row.removed && row.end_snapshot.has_value();
   std::vector<std::string> columns(user_columns_);
-  for (const auto& row : rows_) {
+  for (size_t index = 0; index < rows_.size(); ++index) {
+    const Slot& row = rows_[index];
     if (row.removed) continue;
     record.add_row_ids(row.row_id);
     if (ended) {
       record.add_end_snapshots(row.end_snapshot ? static_cast<uint64_t>(*row.end_snapshot) + 1 : 0);
     }
     for (size_t column = 0; column < user_columns_; ++column) {
-      const auto& cell = row.cells[column];
-      AppendVarint(columns[column], cell ? cell->size() + 1 : 0);
-      if (cell) columns[column] += *cell;
+      const auto value = cell(index, column);
+      AppendVarint(columns[column], value ? value->size() + 1 : 0);
+      if (value) columns[column] += *value;
     }
   }
   for (auto& column : columns) record.add_columns(std::move(column));

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -82,13 +83,21 @@ class InlinedRowBatch {
 
   explicit InlinedRowBatch(size_t user_columns) : user_columns_(user_columns) {}
   // The batch a stored value holds; throws what InlinedRowBatchView throws.
+  // The stored rows' cells stay in the value's bytes until a row is
+  // replaced: a DELETE that ends one row of each of many batches copies no
+  // cell (issue #32).
   static InlinedRowBatch Decode(std::string_view value, size_t user_columns);
 
   // The index of the live row `row_id`, nullopt if the batch holds none.
   std::optional<size_t> Find(int64_t row_id) const;
   // Appends a row whose id the batch does not hold (the caller checked).
   void Append(Row row);
-  Row& at(size_t index) { return rows_[index]; }
+  // The row at `index` (a Find result): its id and a user column's cell.
+  int64_t row_id(size_t index) const { return rows_[index].row_id; }
+  std::optional<std::string_view> cell(size_t index, size_t column) const;
+  // Replaces the row at `index` with `row`, which keeps its row id: only its
+  // end snapshot is taken when its cells are the row's own.
+  void Replace(size_t index, Row row);
   void Remove(size_t index);
 
   bool empty() const { return index_.empty(); }
@@ -97,8 +106,23 @@ class InlinedRowBatch {
   std::string Encode() const;
 
  private:
+  // A row of the batch: decoded from the stored value (`stored` its index
+  // there, `cells` empty) or given by the transaction (`cells` its own).
+  struct Slot {
+    int64_t row_id = 0;
+    std::optional<int64_t> end_snapshot;
+    int64_t stored = -1;
+    std::vector<std::optional<std::string>> cells;
+    bool removed = false;
+  };
+  bool SameCells(const Slot& slot, const Row& row) const;
+
   size_t user_columns_;
-  std::vector<Row> rows_;                      // removed rows stay until encoded
+  // The decoded value (shared: a copied batch reads the same bytes) and its
+  // stored rows' cells, column by column, viewing into it.
+  std::shared_ptr<const std::string> stored_value_;
+  std::vector<std::vector<std::optional<std::string_view>>> stored_cells_;
+  std::vector<Slot> rows_;                     // removed rows stay until encoded
   std::unordered_map<int64_t, size_t> index_;  // live rows by id
 };
 

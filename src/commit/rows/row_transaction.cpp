@@ -312,6 +312,7 @@ class StoreRowTransaction final : public RowTransaction {
     RequireOpen();
     staged_.FlushContainers();
     StorageOf(table).Scan(request, [&](std::string_view key, Row row, uint64_t ordinal) {
+      if (request.candidates && !request.candidates(row)) return;
       Emit(table, key, std::move(row), ordinal, request.handles, visit);
     });
   }
@@ -687,7 +688,10 @@ class StoreRowTransaction final : public RowTransaction {
     int matches = 0;
     ScanProjected(
         table,
-        {{ColumnBound{.column = 0, .lower = *table_id, .upper = *table_id}}, std::nullopt, true},
+        {{ColumnBound{.column = 0, .lower = *table_id, .upper = *table_id}},
+         std::nullopt,
+         true,
+         nullptr},
         [&](RowHandle handle, const Row& candidate) {
           if (IntCellNamed(table, candidate, "table_id", shape_) != table_id) return;
           if (column_id && IntCellNamed(table, candidate, "column_id", shape_) != column_id) {
@@ -895,7 +899,8 @@ class StoreRowTransaction final : public RowTransaction {
         {{ColumnBound{.column = table_at, .lower = table_id, .upper = table_id},
           ColumnBound{.column = id_at, .lower = file_id, .upper = file_id}},
          std::vector<size_t>{table_at, id_at},
-         false},
+         false,
+         nullptr},
         [&](RowHandle, const Row& candidate) {
           if (candidate[table_at] == Cell{table_id} && candidate[id_at] == Cell{file_id}) {
             found = true;
@@ -919,11 +924,14 @@ class StoreRowTransaction final : public RowTransaction {
   // The storage of `table`, which must exist in this transaction. Throws
   // store::NotFoundError otherwise.
   RowStorage& StorageOf(std::string_view table) {
-    const RowMapping* mapping = FixedMapping(table);
-    std::optional<InlinedTableName> inlined;
-    if (!mapping) inlined = RequireInlined(table);
+    // An inlined table's storage is kept only while the table exists in this
+    // transaction's view (DropTable forgets it), so its existence is read once,
+    // not on every row a DELETE ends.
     auto found = storages_.find(table);
     if (found == storages_.end()) {
+      const RowMapping* mapping = FixedMapping(table);
+      std::optional<InlinedTableName> inlined;
+      if (!mapping) inlined = RequireInlined(table);
       std::unique_ptr<RowStorage> storage;
       if (mapping) {
         storage = FixedRowStorage::For(*mapping, staged_);

@@ -93,6 +93,10 @@ struct ScanRequest {
   // Whether visited rows need handles (to update or delete them). Without,
   // the transaction keeps nothing per visited row.
   bool handles = true;
+  // When set, only the rows it accepts are visited (and given handles): a
+  // caller that updates a few rows of a large table keeps nothing for the
+  // others. It sees each row as the visitor would.
+  std::function<bool(const Row&)> candidates;
 };
 
 // The counters DuckLake keeps per snapshot (a ducklake_snapshot row without
@@ -171,7 +175,7 @@ class RowTransaction {
   // without an ordinal come first, in key order.
   void Scan(std::string_view table, const std::vector<ColumnBound>& bounds,
             const std::function<void(RowHandle, const Row&)>& visit) {
-    ScanProjected(table, {bounds, std::nullopt, true}, visit);
+    ScanProjected(table, {bounds, std::nullopt, true, nullptr}, visit);
   }
   // The same rows, with only what `request` asks for filled in.
   virtual void ScanProjected(std::string_view table, const ScanRequest& request,

@@ -64,7 +64,7 @@ void TableRows::ForEachFrom(std::optional<int64_t> lowest, const Visit& visit) {
 }
 
 void TableRows::ForEachWithin(std::vector<ColumnBound> bounds, const Visit& visit) {
-  const ScanRequest request{std::move(bounds), at_, false};
+  const ScanRequest request{std::move(bounds), at_, false, nullptr};
   rows_.ScanProjected(table_, request, [&](RowHandle, const Row& row) {
     if (HoldsWithin(request.bounds, row)) visit(at_, row);
   });
@@ -88,7 +88,7 @@ void TableRows::ForEachLiveWithin(std::optional<int64_t> snapshot, bool at_head,
 void TableRows::ForEachLiveBounded(std::optional<int64_t> snapshot, bool at_head,
                                    std::vector<ColumnBound> bounds, const Visit& visit) {
   std::vector<size_t> wanted = at_;
-  ScanRequest request{bounds, std::nullopt, false};
+  ScanRequest request{bounds, std::nullopt, false, nullptr};
   const bool versioned = begin_ && end_ && snapshot;
   if (versioned) {
     wanted.push_back(*begin_);

@@ -81,8 +81,8 @@ void InlinedRowStorage::Update(RowTarget& target, const Row& row) {
   }
   auto new_row = inlined::BatchRowOf(name_, row, UserColumns());
   auto [batch, index] = FindTarget(target);
-  if (key == target.key && new_row.row_id == batch->at(index).row_id) {
-    batch->at(index) = std::move(new_row);
+  if (key == target.key && new_row.row_id == batch->row_id(index)) {
+    batch->Replace(index, std::move(new_row));
     staged_.MarkBatchChanged(key);
     return;
   }
