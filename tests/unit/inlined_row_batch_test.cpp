@@ -60,8 +60,8 @@ TEST(InlinedRowBatch, ReplacedRowsEncodeAsBuiltFromScratch) {
   original.Append(MakeRow(2, std::nullopt, {"b", "bb"}));
   original.Append(MakeRow(3, 4, {std::nullopt, "cc"}));
   auto decoded = InlinedRowBatch::Decode(original.Encode(), 2);
-  decoded.Replace(*decoded.Find(1), MakeRow(1, 9, {"a", std::nullopt}));    // ended only
-  decoded.Replace(*decoded.Find(2), MakeRow(2, std::nullopt, {"b", "B"}));  // a new cell
+  decoded.Replace(*decoded.Find(1), MakeRow(1, 9, {"a", std::nullopt}));              // ended only
+  decoded.Replace(*decoded.Find(2), MakeRow(2, std::nullopt, {"b", "B"}));            // a new cell
   decoded.Replace(*decoded.Find(3), MakeRow(3, std::nullopt, {std::nullopt, "cc"}));  // revived
 
   InlinedRowBatch expected(2);
