@@ -129,6 +129,29 @@ std::string Framed(const store::v1::InlinedRowBatchRecord& record) {
   return store::FrameValue(store::Kind::kInlinedRowBatch, record);
 }
 
+// A batch of more rows than are searched in place finds them by an index,
+// through removals and a removed id coming back, decoded or built.
+TEST(InlinedRowBatch, ALargeBatchFindsEveryLiveRow) {
+  InlinedRowBatch batch(1);
+  for (int64_t id = 0; id < 40; ++id) batch.Append(MakeRow(id * 3, std::nullopt, {"c"}));
+  for (int64_t id = 0; id < 40; id += 4) batch.Remove(*batch.Find(id * 3));
+  batch.Append(MakeRow(12, 7, {"back"}));
+  auto decoded = InlinedRowBatch::Decode(batch.Encode(), 1);
+  for (const auto* b : {&batch, &decoded}) {
+    for (int64_t id = 0; id < 40; ++id) {
+      EXPECT_EQ(b->Find(id * 3).has_value(), id % 4 != 0 || id == 4) << id;
+      EXPECT_FALSE(b->Find(id * 3 + 1).has_value());
+    }
+    EXPECT_EQ(b->cell(*b->Find(12), 0), std::optional<std::string_view>("back"));
+  }
+
+  store::v1::InlinedRowBatchRecord twice;
+  for (int64_t id = 0; id < 30; ++id) twice.add_row_ids(id);
+  twice.add_row_ids(20);
+  twice.add_columns(std::string(31, '\0'));
+  EXPECT_THROW(InlinedRowBatch::Decode(Framed(twice), 1), store::CorruptionError);
+}
+
 TEST(InlinedRowBatch, AValueThatIsNoBatchOfTheTableIsCorruption) {
   InlinedRowBatch batch(1);
   batch.Append(MakeRow(1, std::nullopt, {"a"}));

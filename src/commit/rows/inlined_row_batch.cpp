@@ -152,16 +152,15 @@ InlinedRowBatch InlinedRowBatch::Decode(std::string_view value, size_t user_colu
   InlinedRowBatch batch(user_columns);
   batch.stored_value_ = std::make_shared<const std::string>(value);
   const InlinedRowBatchView view(*batch.stored_value_, user_columns);
-  batch.rows_.resize(view.size());
-  batch.index_.reserve(view.size());
+  batch.rows_.reserve(view.size());
   for (size_t row = 0; row < view.size(); ++row) {
-    auto& slot = batch.rows_[row];
-    slot.row_id = view.row_id(row);
-    slot.end_snapshot = view.end_snapshot(row);
-    slot.stored = static_cast<int64_t>(row);
-    if (!batch.index_.emplace(view.row_id(row), row).second) {
+    if (batch.Find(view.row_id(row))) {
       ThrowCorrupt("holds row " + std::to_string(view.row_id(row)) + " twice");
     }
+    batch.rows_.push_back(
+        Slot{view.row_id(row), view.end_snapshot(row), static_cast<int64_t>(row), {}, false});
+    ++batch.live_;
+    batch.IndexIfLarge();
   }
   batch.stored_cells_.resize(user_columns);
   for (size_t column = 0; column < user_columns; ++column) {
@@ -174,9 +173,29 @@ InlinedRowBatch InlinedRowBatch::Decode(std::string_view value, size_t user_colu
 }
 
 std::optional<size_t> InlinedRowBatch::Find(int64_t row_id) const {
-  const auto found = index_.find(row_id);
-  if (found == index_.end()) return std::nullopt;
-  return found->second;
+  if (index_) {
+    const auto found = index_->find(row_id);
+    if (found == index_->end()) return std::nullopt;
+    return found->second;
+  }
+  for (size_t index = 0; index < rows_.size(); ++index) {
+    if (!rows_[index].removed && rows_[index].row_id == row_id) return index;
+  }
+  return std::nullopt;
+}
+
+void InlinedRowBatch::IndexIfLarge() {
+  // Called after each row added: rows_.back() is the newest.
+  if (index_) {
+    index_->emplace(rows_.back().row_id, rows_.size() - 1);
+    return;
+  }
+  if (live_ <= kSearchedInPlace) return;
+  index_.emplace();
+  index_->reserve(rows_.size());
+  for (size_t index = 0; index < rows_.size(); ++index) {
+    if (!rows_[index].removed) index_->emplace(rows_[index].row_id, index);
+  }
 }
 
 std::optional<std::string_view> InlinedRowBatch::cell(size_t index, size_t column) const {
@@ -187,8 +206,9 @@ std::optional<std::string_view> InlinedRowBatch::cell(size_t index, size_t colum
 }
 
 void InlinedRowBatch::Append(Row row) {
-  index_.emplace(row.row_id, rows_.size());
   rows_.push_back(Slot{row.row_id, row.end_snapshot, -1, std::move(row.cells), false});
+  ++live_;
+  IndexIfLarge();
 }
 
 bool InlinedRowBatch::SameCells(const Slot& slot, const Row& row) const {
@@ -211,7 +231,8 @@ void InlinedRowBatch::Replace(size_t index, Row row) {
 
 void InlinedRowBatch::Remove(size_t index) {
   rows_[index].removed = true;
-  index_.erase(rows_[index].row_id);
+  --live_;
+  if (index_) index_->erase(rows_[index].row_id);
 }
 
 std::string InlinedRowBatch::Encode() const {

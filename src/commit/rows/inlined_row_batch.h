@@ -100,7 +100,7 @@ class InlinedRowBatch {
   void Replace(size_t index, Row row);
   void Remove(size_t index);
 
-  bool empty() const { return index_.empty(); }
+  bool empty() const { return live_ == 0; }
   // The framed value of the live rows, in insertion order; a batch with no
   // live row is deleted, not encoded.
   std::string Encode() const;
@@ -122,8 +122,14 @@ class InlinedRowBatch {
   // stored rows' cells, column by column, viewing into it.
   std::shared_ptr<const std::string> stored_value_;
   std::vector<std::vector<std::optional<std::string_view>>> stored_cells_;
-  std::vector<Slot> rows_;                     // removed rows stay until encoded
-  std::unordered_map<int64_t, size_t> index_;  // live rows by id
+  // Indexes the live rows by id once the batch holds more than a few rows;
+  // a streamed INSERT's batch of ten is searched in place.
+  void IndexIfLarge();
+  static constexpr size_t kSearchedInPlace = 16;
+
+  std::vector<Slot> rows_;  // removed rows stay until encoded
+  size_t live_ = 0;
+  std::optional<std::unordered_map<int64_t, size_t>> index_;  // live rows by id
 };
 
 }  // namespace moraine::commit::inlined
