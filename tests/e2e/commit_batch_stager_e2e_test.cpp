@@ -102,6 +102,16 @@ class CommitBatchStagerTest : public ::testing::Test {
 
   void ExpectSameLakes() { EXPECT_EQ(Dump("a"), Dump("b")); }
 
+  // Runs `batch` both ways (RunBoth): it must succeed with `staged`
+  // statements staged and `sql` left to DuckDB, leaving the lakes alike.
+  void ExpectStagedAlike(const std::string& batch, uint64_t staged, uint64_t sql) {
+    auto outcome = RunBoth(batch);
+    EXPECT_FALSE(outcome.error) << sql_error_;
+    EXPECT_EQ(outcome.counts.staged, staged);
+    EXPECT_EQ(outcome.counts.sql, sql);
+    ExpectSameLakes();
+  }
+
   test::TempDir dir_;
   test::DuckLakeSession session_;
   std::string inlined_;
@@ -109,22 +119,19 @@ class CommitBatchStagerTest : public ::testing::Test {
 };
 
 TEST_F(CommitBatchStagerTest, InsertsOfConstantsAreStaged) {
-  auto outcome = RunBoth(
+  ExpectStagedAlike(
       "INSERT INTO {C}.ducklake_snapshot_changes VALUES (100, 'inlined_insert:1', NULL, "
       "'a message', NULL);"
       "INSERT INTO {C}.ducklake_snapshot_changes (changes_made, snapshot_id) VALUES "
       "('x', 101), ('y', 102);"
       "INSERT INTO {C}.{INLINED} VALUES (10, 3, NULL, 7, 'seven', '2024-02-29'::DATE, 12.5, "
       "1.5::DOUBLE, NULL, NULL, -4), (11, 3, NULL, 8, NULL, NULL, 0.25, 1e300, NULL, NULL, "
-      "9223372036854775807)");
-  EXPECT_FALSE(outcome.error) << sql_error_;
-  EXPECT_EQ(outcome.counts.staged, 3u);
-  EXPECT_EQ(outcome.counts.sql, 0u);
-  ExpectSameLakes();
+      "9223372036854775807)",
+      3, 0);
 }
 
 TEST_F(CommitBatchStagerTest, UpdatesOfDuckLakesFormsAreStaged) {
-  auto outcome = RunBoth(
+  ExpectStagedAlike(
       "UPDATE {C}.ducklake_table_stats SET record_count=9, file_size_bytes=0, next_row_id=11 "
       "WHERE table_id=1;\n"
       "WITH new_values(tid, cid, new_contains_null, new_contains_nan, new_min, new_max, "
@@ -135,15 +142,12 @@ TEST_F(CommitBatchStagerTest, UpdatesOfDuckLakesFormsAreStaged) {
       "new_values\nWHERE table_id=tid AND column_id=cid;\n"
       "UPDATE {C}.ducklake_column SET end_snapshot=4 WHERE table_id=1 AND column_id=2 AND "
       "end_snapshot IS NULL;"
-      "UPDATE {C}.ducklake_table_stats SET record_count=1 WHERE table_id=77");
-  EXPECT_FALSE(outcome.error) << sql_error_;
-  EXPECT_EQ(outcome.counts.staged, 4u);
-  EXPECT_EQ(outcome.counts.sql, 0u);
-  ExpectSameLakes();
+      "UPDATE {C}.ducklake_table_stats SET record_count=1 WHERE table_id=77",
+      4, 0);
 }
 
 TEST_F(CommitBatchStagerTest, WhatIsNotPlainRunsAsSqlInItsPlace) {
-  auto outcome = RunBoth(
+  ExpectStagedAlike(
       // Integers and strings in one VALUES column: DuckDB unifies them first.
       "INSERT INTO {C}.ducklake_snapshot_changes VALUES (103, 1, NULL, NULL, NULL), "
       "(104, '2', NULL, NULL, NULL);"
@@ -157,11 +161,8 @@ TEST_F(CommitBatchStagerTest, WhatIsNotPlainRunsAsSqlInItsPlace) {
       "UPDATE {C}.ducklake_table_stats SET record_count=5 WHERE table_id=1;"
       // Two source rows for one target row: DuckDB decides.
       "WITH v(tid, n) AS (VALUES (1, 5), (1, 6)) UPDATE {C}.ducklake_table_column_stats SET "
-      "min_value=n FROM v WHERE table_id=tid");
-  EXPECT_FALSE(outcome.error) << sql_error_;
-  EXPECT_EQ(outcome.counts.staged, 1u);
-  EXPECT_EQ(outcome.counts.sql, 5u);
-  ExpectSameLakes();
+      "min_value=n FROM v WHERE table_id=tid",
+      1, 5);
 }
 
 TEST_F(CommitBatchStagerTest, AFailedStatementFailsTheBatchAndChangesNothing) {
@@ -230,34 +231,28 @@ TEST_F(CommitBatchStagerTest, InlinedTableCreatesAreStaged) {
 // ends what DuckDB's UPDATE ends: not a row begun by the snapshot, not one
 // already ended, not one of no CTE row.
 TEST_F(CommitBatchStagerTest, DuckLakesInlinedDeleteIsStaged) {
-  auto outcome = RunBoth(
+  ExpectStagedAlike(
       "INSERT INTO {C}.{INLINED} (row_id, begin_snapshot, end_snapshot, a) VALUES (20, 8, NULL, "
       "1), (21, 8, NULL, 2), (22, 9, NULL, 3), (23, 8, 8, 4), (24, 7, NULL, 5);\n"
       "WITH deleted_row_list(deleted_row_id) AS (\nVALUES (20), (22), (23), (24), (99), (NULL)\n)\n"
       "UPDATE {C}.{INLINED}\nSET end_snapshot = 9\nFROM deleted_row_list\n"
-      "WHERE row_id=deleted_row_id AND end_snapshot IS NULL AND begin_snapshot != 9;");
-  EXPECT_FALSE(outcome.error) << sql_error_;
-  EXPECT_EQ(outcome.counts.staged, 2u);
-  EXPECT_EQ(outcome.counts.sql, 0u);
+      "WHERE row_id=deleted_row_id AND end_snapshot IS NULL AND begin_snapshot != 9;",
+      2, 0);
   EXPECT_EQ(session_.Query("SELECT row_id FROM a.main." + inlined_ +
                            " WHERE end_snapshot = 9 ORDER BY row_id"),
             (Rows{{"20"}, {"24"}}));
-  ExpectSameLakes();
 }
 
 // A `!=` this stager does not evaluate goes to DuckDB: against a column, and
 // against a constant no BIGINT cell can hold (which every cell differs from).
 TEST_F(CommitBatchStagerTest, ANotEqualOnlyDuckDBEvaluatesRunsAsSql) {
-  auto outcome = RunBoth(
+  ExpectStagedAlike(
       "UPDATE {C}.{INLINED} SET end_snapshot = 9 WHERE begin_snapshot != row_id;"
       "UPDATE {C}.{INLINED} SET a = 5 WHERE begin_snapshot != 99999999999999999999;"
-      "UPDATE {C}.{INLINED} SET a = 6 WHERE begin_snapshot != NULL");
-  EXPECT_FALSE(outcome.error) << sql_error_;
-  EXPECT_EQ(outcome.counts.staged, 1u);
-  EXPECT_EQ(outcome.counts.sql, 2u);
+      "UPDATE {C}.{INLINED} SET a = 6 WHERE begin_snapshot != NULL",
+      1, 2);
   EXPECT_EQ(session_.Query("SELECT count(*) FROM a.main." + inlined_ + " WHERE a = 5"),
             (Rows{{"1"}}));
-  ExpectSameLakes();
 }
 
 TEST_F(CommitBatchStagerTest, ACreateOfAnExistingTableFailsAsDuckDBsDoes) {
