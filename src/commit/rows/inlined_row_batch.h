@@ -11,7 +11,8 @@
 //   InlinedRowBatch      decoded rows a transaction changes (an INSERT's rows
 //                        appended, a DELETE's end_snapshot set, a flush's
 //                        rows removed), framed again when the transaction's
-//                        scans or commit read it.
+//                        scans or commit read it; a stored row's cells stay
+//                        in the stored bytes unless the row is replaced.
 // Thread-safety: neither is shared; a view lives as long as the bytes it reads.
 #pragma once
 
@@ -116,17 +117,16 @@ class InlinedRowBatch {
     bool removed = false;
   };
   bool SameCells(const Slot& slot, const Row& row) const;
+  // Indexes the live rows by id once the batch holds more than a few rows;
+  // a streamed INSERT's batch of ten is searched in place.
+  void IndexIfLarge();
+  static constexpr size_t kSearchedInPlace = 16;
 
   size_t user_columns_;
   // The decoded value (shared: a copied batch reads the same bytes) and its
   // stored rows' cells, column by column, viewing into it.
   std::shared_ptr<const std::string> stored_value_;
   std::vector<std::vector<std::optional<std::string_view>>> stored_cells_;
-  // Indexes the live rows by id once the batch holds more than a few rows;
-  // a streamed INSERT's batch of ten is searched in place.
-  void IndexIfLarge();
-  static constexpr size_t kSearchedInPlace = 16;
-
   std::vector<Slot> rows_;  // removed rows stay until encoded
   size_t live_ = 0;
   std::optional<std::unordered_map<int64_t, size_t>> index_;  // live rows by id
