@@ -202,9 +202,10 @@ class Names {
 
 // A condition of the WHERE clause on one column of the updated table.
 struct Condition {
+  // `column IS NULL`, `column = other`, or `column != other` (other a constant).
+  enum class Test { kIsNull, kEqual, kNotEqual };
   size_t column = 0;
-  bool is_null = false;    // `column IS NULL`; otherwise `column = other`,
-  bool not_equal = false;  // or `column != other` (other a constant)
+  Test test = Test::kEqual;
   Operand other;
   // `other` as the cell the column must hold: one for a constant, one per
   // CTE row for a CTE column (ExpectedCell).
@@ -224,7 +225,7 @@ bool CollectConditions(const duckdb::ParsedExpression& expression, const Names& 
       if (children.size() != 1) return false;
       auto column = names.Resolve(*children[0], start);
       if (!column || column->kind != Operand::Kind::kTableColumn) return false;
-      out.push_back({column->column, true, false, Operand{}, {}});
+      out.push_back({column->column, Condition::Test::kIsNull, Operand{}, {}});
       return true;
     }
     case duckdb::ExpressionType::COMPARE_EQUAL:
@@ -242,7 +243,10 @@ bool CollectConditions(const duckdb::ParsedExpression& expression, const Names& 
           right->cast || (not_equal && right->kind != Operand::Kind::kConstant)) {
         return false;
       }
-      out.push_back({left->column, false, not_equal, std::move(*right), {}});
+      out.push_back({left->column,
+                     not_equal ? Condition::Test::kNotEqual : Condition::Test::kEqual,
+                     std::move(*right),
+                     {}});
       return true;
     }
     default:
@@ -590,7 +594,7 @@ bool CommitBatchStager::TryStageUpdate(const duckdb::SQLStatement& statement) {
   std::vector<commit::ColumnBound> bounds;
   for (auto& condition : conditions) {
     const auto& codec = codecs[condition.column];
-    if (condition.is_null) {
+    if (condition.test == Condition::Test::kIsNull) {
       bounds.push_back({condition.column, std::nullopt, std::nullopt, true});
       continue;
     }
@@ -599,7 +603,7 @@ bool CommitBatchStager::TryStageUpdate(const duckdb::SQLStatement& statement) {
       condition.expected.push_back(ExpectedCell(codec, value));
       return true;
     };
-    if (condition.not_equal) {
+    if (condition.test == Condition::Test::kNotEqual) {
       // A constant no cell can hold (an integer outside BIGINT) differs from
       // every cell that is not NULL: DuckDB evaluates that one.
       if (!compare_with(condition.other.constant) ||
@@ -629,9 +633,9 @@ bool CommitBatchStager::TryStageUpdate(const duckdb::SQLStatement& statement) {
   auto matches = [&](const commit::Row& row, std::optional<size_t> cte_row) {
     for (auto& condition : conditions) {
       const auto& cell = row[condition.column];
-      if (condition.is_null) {
+      if (condition.test == Condition::Test::kIsNull) {
         if (!catalog::IsNull(cell)) return false;
-      } else if (condition.not_equal) {
+      } else if (condition.test == Condition::Test::kNotEqual) {
         if (!NotEqual(cell, condition.expected[0])) return false;
       } else if (condition.other.kind == Operand::Kind::kConstant) {
         if (!Equal(cell, condition.expected[0])) return false;
@@ -645,7 +649,7 @@ bool CommitBatchStager::TryStageUpdate(const duckdb::SQLStatement& statement) {
   const Condition* indexed = nullptr;
   CteRowsByCell cte_rows_by_cell;
   for (auto& condition : conditions) {
-    if (condition.is_null || condition.not_equal ||
+    if (condition.test != Condition::Test::kEqual ||
         condition.other.kind != Operand::Kind::kCteColumn) {
       continue;
     }

@@ -158,7 +158,7 @@ InlinedRowBatch InlinedRowBatch::Decode(std::string_view value, size_t user_colu
       ThrowCorrupt("holds row " + std::to_string(view.row_id(row)) + " twice");
     }
     batch.rows_.push_back(
-        Slot{view.row_id(row), view.end_snapshot(row), static_cast<int64_t>(row), {}, false});
+        Slot{{view.row_id(row), view.end_snapshot(row), {}, false}, static_cast<int64_t>(row)});
     ++batch.live_;
     batch.IndexIfLarge();
   }
@@ -206,7 +206,7 @@ std::optional<std::string_view> InlinedRowBatch::cell(size_t index, size_t colum
 }
 
 void InlinedRowBatch::Append(Row row) {
-  rows_.push_back(Slot{row.row_id, row.end_snapshot, -1, std::move(row.cells), false});
+  rows_.push_back(Slot{std::move(row), -1});
   ++live_;
   IndexIfLarge();
 }

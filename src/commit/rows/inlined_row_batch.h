@@ -109,12 +109,8 @@ class InlinedRowBatch {
  private:
   // A row of the batch: decoded from the stored value (`stored` its index
   // there, `cells` empty) or given by the transaction (`cells` its own).
-  struct Slot {
-    int64_t row_id = 0;
-    std::optional<int64_t> end_snapshot;
+  struct Slot : Row {
     int64_t stored = -1;
-    std::vector<std::optional<std::string>> cells;
-    bool removed = false;
   };
   bool SameCells(const Slot& slot, const Row& row) const;
   // Indexes the live rows by id once the batch holds more than a few rows;
