@@ -380,6 +380,23 @@ TEST_F(RowTransactionTest, InlinedTablesKeepOpaqueCellsAndVanishWhenDropped) {
   EXPECT_EQ(KeysIn(*store_, store::Subspace::kInlineData, store::Kind::kInlinedRowBatch), 0u);
 }
 
+// A transaction reads an inlined table's existence once, then keeps its
+// storage: a table it dropped must refuse rows at once, and one it creates
+// again takes them.
+TEST_F(RowTransactionTest, AnInlinedTableDroppedInTheTransactionRefusesRows) {
+  auto txn = Begin();
+  const TableSpec spec = InlinedNamesSpec();
+  txn->CreateTable(spec);
+  txn->Insert(spec.name, {int64_t{0}, int64_t{2}, kNull, OpaqueValue{"a"}});
+  txn->DropTable(spec.name);
+  EXPECT_THROW(txn->Insert(spec.name, {int64_t{1}, int64_t{2}, kNull, kNull}),
+               store::NotFoundError);
+  EXPECT_THROW(Rows(*txn, spec.name), store::NotFoundError);
+  txn->CreateTable(spec);
+  txn->Insert(spec.name, {int64_t{1}, int64_t{2}, kNull, kNull});
+  EXPECT_EQ(Rows(*txn, spec.name), (std::vector<Row>{{int64_t{1}, int64_t{2}, kNull, kNull}}));
+}
+
 // A snapshot's inlined rows of a table are one record (commit/rows/inlined_row_batch.h):
 // ending rows rewrites it, removing its last row deletes it, and a scan of
 // the batches at a snapshot sees only those that began by then.
