@@ -79,6 +79,19 @@ std::set<int64_t> BucketPartitionedColumns(commit::RowTransaction& rows, int64_t
 
 }  // namespace
 
+FileGroupStats GroupStatsOf(const store::v1::FileColumnBounds& bounds) {
+  FileGroupStats group;
+  if (bounds.has_min_text()) group.min_text = bounds.min_text();
+  if (bounds.has_max_text()) group.max_text = bounds.max_text();
+  if (bounds.has_min_integer() && bounds.has_max_integer()) {
+    group.integers = {bounds.min_integer(), bounds.max_integer()};
+  }
+  if (bounds.has_max_null_count()) group.max_null_count = bounds.max_null_count();
+  if (bounds.has_max_value_count()) group.max_value_count = bounds.max_value_count();
+  if (bounds.has_any_contains_nan()) group.any_contains_nan = bounds.any_contains_nan();
+  return group;
+}
+
 bool FileListRead::AddFilters(const abi::FilterPushdownInfo& filters) {
   for (const auto& [field_id, column_filter] : filters.column_filters) {
     if (!column_filter.table_filter) continue;
@@ -97,8 +110,19 @@ bool FileListRead::ReadSummaries(commit::RowTransaction& rows, int64_t table_id,
     if (filter.field_id > commit::files::kMaxSummarizedColumnId) return false;
   }
   std::vector<int64_t> live;
-  const bool summarized =
-      rows.VisitDataFileSummaries(table_id, [&](const store::v1::DataFileSummary& summary) {
+  // A page none of whose files one of the filters keeps is never read.
+  const auto may_hold = [&](const store::v1::DataFileSummaryBounds& bounds) {
+    for (const auto& filter : filters_) {
+      const auto* column = commit::files::FindColumn(bounds, filter.field_id);
+      if (column && !filter.filter.MayKeepAnyOf(GroupStatsOf(*column))) {
+        ++pages_skipped_;
+        return false;
+      }
+    }
+    return true;
+  };
+  const bool summarized = rows.VisitDataFileSummaries(
+      table_id, may_hold, [&](const store::v1::DataFileSummary& summary) {
         if (!commit::files::LiveAt(summary, snapshot)) return;
         live.push_back(summary.data_file_id());
         for (auto& filter : filters_) {

@@ -26,9 +26,11 @@
 //
 // Where the lake keeps data file summaries (commit/rows/data_file_summary.h)
 // two steps come first: ReadSummaries, under the lock, copies the filtered
-// columns' stats of every live file out of the summary pages, and
-// DecideSummarized, holding no lock, decides which files the filters keep;
-// Read then reads the rows of those files only, and no stats rows.
+// columns' stats of every live file out of the summary pages whose bounds
+// the filters cannot rule out (deciding that casts no text a type lookup
+// could need: FileStatsFilter::MayKeepAnyOf), and DecideSummarized, holding
+// no lock, decides which files the filters keep; Read then reads the rows of
+// those files only, and no stats rows.
 //
 // Thread-safety: one read at a time per object.
 #pragma once
@@ -50,6 +52,9 @@
 #include "ducklake_adapter/file_stats_filter.h"
 
 namespace moraine::ducklake_adapter {
+
+// The stats a data file summary page's bounds give of its files' column.
+FileGroupStats GroupStatsOf(const store::v1::FileColumnBounds& bounds);
 
 class FileListRead {
  public:
@@ -90,6 +95,8 @@ class FileListRead {
 
   // Data files the filters pruned in Finish.
   uint64_t pruned() const { return pruned_; }
+  // Data file summary pages ReadSummaries ruled out by their bounds, unread.
+  uint64_t pages_skipped() const { return pages_skipped_; }
 
  private:
   struct StoredFile {
@@ -140,6 +147,7 @@ class FileListRead {
   std::multimap<int64_t, DeleteFileRow> delete_files_;          // by data file id
   std::map<int64_t, duckdb::set<duckdb::idx_t>> deleted_rows_;  // inlined, by data file id
   uint64_t pruned_ = 0;
+  uint64_t pages_skipped_ = 0;
 };
 
 }  // namespace moraine::ducklake_adapter

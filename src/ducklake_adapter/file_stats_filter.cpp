@@ -1,5 +1,6 @@
 #include "ducklake_adapter/file_stats_filter.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "duckdb/common/operator/cast_operators.hpp"
@@ -76,6 +77,8 @@ struct FileStatsFilter::Node {
 
   Truth Evaluate(const FileColumnStats& stats) const;
   Truth Connective(const FileColumnStats& stats, Truth dominant) const;
+  // Appends this node's comparisons and its children's to `compares`.
+  void CollectComparisons(std::vector<const Node*>& compares) const;
 };
 
 namespace {
@@ -312,7 +315,32 @@ std::optional<duckdb::Value> StatAs(const std::string& text, const Node& node) {
 
 Truth FromBool(bool value) { return value ? Truth::kTrue : Truth::kFalse; }
 
+// Whether StatAs parses min and max as this type by its cast operation
+// alone, and every integer in a range it casts casts too.
+bool ParsedDirectly(const duckdb::LogicalType& type) {
+  using duckdb::LogicalTypeId;
+  switch (type.id()) {
+    case LogicalTypeId::TINYINT:
+    case LogicalTypeId::SMALLINT:
+    case LogicalTypeId::INTEGER:
+    case LogicalTypeId::BIGINT:
+    case LogicalTypeId::UTINYINT:
+    case LogicalTypeId::USMALLINT:
+    case LogicalTypeId::UINTEGER:
+    case LogicalTypeId::UBIGINT:
+    case LogicalTypeId::DOUBLE:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
+
+void FileStatsFilter::Node::CollectComparisons(std::vector<const Node*>& compares) const {
+  if (kind == Kind::kCompare) compares.push_back(this);
+  for (const auto& child : children) child->CollectComparisons(compares);
+}
 
 // SQL's AND (`dominant` false) or OR (`dominant` true) of the children: the
 // dominant value if a child has it, else NULL if a child is NULL, else the
@@ -364,6 +392,38 @@ Truth FileStatsFilter::Node::Evaluate(const FileColumnStats& stats) const {
       return Connective(stats, Truth::kTrue);
   }
   return Truth::kNull;
+}
+
+bool FileStatsFilter::MayKeepAnyOf(const FileGroupStats& group) const {
+  if (!root_) return true;
+  // The counts as Keeps reads them: a count above zero in some file is the
+  // greatest count above zero, a NaN in some file any NaN.
+  FileColumnStats bounds{std::nullopt, std::nullopt, group.max_null_count, group.max_value_count,
+                         group.any_contains_nan};
+  if (stats_read_ & (kMin | kMax)) {
+    std::vector<const Node*> compares;
+    root_->CollectComparisons(compares);
+    const bool as_text = std::all_of(compares.begin(), compares.end(),
+                                     [](const Node* node) { return !node->as_values; });
+    const bool as_integers = std::all_of(compares.begin(), compares.end(), [](const Node* node) {
+      return node->as_values && ParsedDirectly(node->constant.type());
+    });
+    if (as_text) {
+      bounds.min_value = group.min_text;
+      bounds.max_value = group.max_text;
+    } else if (as_integers && group.integers) {
+      bounds.min_value = std::to_string(group.integers->first);
+      bounds.max_value = std::to_string(group.integers->second);
+      // A bound a comparison's type cannot hold: the files' values between
+      // the bounds might not cast either, which the group's bounds do not show.
+      for (const Node* node : compares) {
+        if (!StatAs(*bounds.min_value, *node) || !StatAs(*bounds.max_value, *node)) return true;
+      }
+    } else {
+      return true;
+    }
+  }
+  return Keeps(&bounds);
 }
 
 std::optional<FileStatsFilter> FileStatsFilter::FromTableFilter(const duckdb::TableFilter& filter) {

@@ -42,6 +42,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "duckdb/planner/table_filter.hpp"
@@ -57,6 +58,22 @@ struct FileColumnStats {
   std::optional<bool> contains_nan;
 };
 
+// What every file of a group (a data file summary page) has in common for
+// one column: each present only when every file of the group has the stat.
+struct FileGroupStats {
+  // The least and greatest of the files' min_value and max_value texts,
+  // bytewise; min_text when every file has a min_value, max_text when every
+  // file has a max_value.
+  std::optional<std::string> min_text;
+  std::optional<std::string> max_text;
+  // The same as integers, when every file's min_value and max_value is an
+  // integer's canonical text.
+  std::optional<std::pair<int64_t, int64_t>> integers;
+  std::optional<int64_t> max_null_count;
+  std::optional<int64_t> max_value_count;
+  std::optional<bool> any_contains_nan;
+};
+
 class FileStatsFilter {
  public:
   struct Node;
@@ -68,6 +85,15 @@ class FileStatsFilter {
   // Whether DuckLake's SQL keeps a file whose stats row for the column is
   // `stats` (nullptr: the file has none).
   bool Keeps(const FileColumnStats* stats) const;
+
+  // False only when Keeps is false for every file of a group whose stats
+  // `group` bounds. Decided where the filter compares min and max as text,
+  // or as values of an integer type or DOUBLE with the group's integer
+  // bounds castable to it (then every file's min and max is a value between
+  // them, and each comparison, a NOT included, moves with the bounds);
+  // anything else keeps the group. Casts only what DuckDB parses without a
+  // lookup, so it may be called under a lock.
+  bool MayKeepAnyOf(const FileGroupStats& group) const;
 
   // Whether any file can be pruned: DuckLake wrote a condition.
   bool HasCondition() const { return root_ != nullptr; }

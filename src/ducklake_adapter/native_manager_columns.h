@@ -40,6 +40,7 @@
   COUNTER(native_file_lists, "file lists of a table's scan (GetFilesForTable)")                   \
   COUNTER(files_pruned, "data files those file lists left out by their column stats")            \
   COUNTER(summarized_file_lists, "of those, lists the data file summaries decided")            \
+  COUNTER(file_summary_pages_skipped, "data file summary pages those lists ruled out unread")   \
   COUNTER(inlined_rows_pruned, "inlined rows those scans left out by the scan's filters")       \
   COUNTER(inlined_batches_skipped, "inlined row batches those scans ruled out unread")          \
   COUNTER(native_expiries_narrowed, "expiries by time told to pass over tagged snapshots")        \

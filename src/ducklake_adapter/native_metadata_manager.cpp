@@ -898,6 +898,8 @@ auto ReadFileList(ManagerSlots* manager, FileListRead::Shape shape, abi::DuckLak
   registration.native_file_lists.fetch_add(1, std::memory_order_relaxed);
   registration.files_pruned.fetch_add(read.pruned(), std::memory_order_relaxed);
   if (summarized) registration.summarized_file_lists.fetch_add(1, std::memory_order_relaxed);
+  registration.file_summary_pages_skipped.fetch_add(read.pages_skipped(),
+                                                    std::memory_order_relaxed);
   return files;
 }
 

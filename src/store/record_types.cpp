@@ -65,6 +65,8 @@ const google::protobuf::Message& RecordPrototype(Kind kind) {
       return v1::InlinedRowBatchRecord::default_instance();
     case Kind::kDataFileSummary:
       return v1::DataFileSummaryPage::default_instance();
+    case Kind::kDataFileSummaryBounds:
+      return v1::DataFileSummaryBounds::default_instance();
     case Kind::kInlinedBatchSummary:
       return v1::InlinedBatchSummaryPage::default_instance();
     case Kind::kInlinedTableShape:

@@ -249,6 +249,7 @@ class Verifier {
         break;
       }
       case Kind::kDataFileSummary:
+      case Kind::kDataFileSummaryBounds:
         stored_file_pages_.emplace(key.Encode(), store::FrameValue(key.kind(), *record));
         break;
       case Kind::kInlinedBatchSummary: {
@@ -864,7 +865,8 @@ class Verifier {
   }
 
   // Where the head says every data file row has its summary, the pages are
-  // exactly what the rows and their files' stats make of them.
+  // exactly what the rows and their files' stats make of them; where it says
+  // every page has its bounds, so are the bounds (else they are not read).
   void CheckFileSummaries() {
     if (!head_->data_file_summaries()) return;
     std::map<std::string, std::string> expected;
@@ -875,10 +877,22 @@ class Verifier {
       Report("data-file-summary", "", std::string("the summaries cannot be made: ") + error.what());
       return;
     }
+    const auto is_bounds = [](const std::string& key) {
+      return Key::Decode(key).kind() == Kind::kDataFileSummaryBounds;
+    };
+    if (!head_->data_file_summary_bounds()) {
+      std::erase_if(expected, [&](const auto& entry) { return is_bounds(entry.first); });
+      std::erase_if(stored_file_pages_, [&](const auto& entry) { return is_bounds(entry.first); });
+    }
     for (const auto& [key, value] : stored_file_pages_) {
       const std::string shown = Key::Decode(key).ToString();
       try {
-        commit::files::ReadSummaryPage(value);
+        if (is_bounds(key)) {
+          store::v1::DataFileSummaryBounds bounds;
+          commit::files::ReadSummaryBounds(value, &bounds);
+        } else {
+          commit::files::ReadSummaryPage(value);
+        }
       } catch (const store::Error& error) {
         Report("data-file-summary", shown, error.what());
         continue;
@@ -893,7 +907,8 @@ class Verifier {
     for (const auto& [key, value] : expected) {
       if (!stored_file_pages_.count(key)) {
         Report("data-file-summary", Key::Decode(key).ToString(),
-               "the data files of this page have no summary");
+               is_bounds(key) ? "the summary page of these data files has no bounds"
+                              : "the data files of this page have no summary");
       }
     }
   }

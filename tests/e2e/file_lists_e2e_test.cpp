@@ -5,13 +5,20 @@
 // the catalog, files a compaction
 // merged (read at an earlier snapshot through their rows' snapshot ids),
 // partitioned tables, and the scans of deletes and updates (DuckLake's
-// extended list). A selective scan prunes.
+// extended list). A selective scan prunes, and of a table of many files it
+// reads only the summary pages its filters cannot rule out.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "commit/lake/store_records.h"
+#include "commit/migrations/store_format.h"
+#include "commit/rows/data_file_summary.h"
 #include "ducklake_adapter/native_metadata_manager.h"
+#include "store/kv_store.h"
+#include "store/records.pb.h"
+#include "store/value_frame.h"
 #include "support/ducklake_session.h"
 #include "support/store_verify.h"
 #include "support/temp_dir.h"
@@ -190,6 +197,102 @@ TEST(FileLists, AFilterOnAColumnBeyondTheSummarizedOnesIsDecidedFromTheStatsRows
   after = NativeMetadataManager::CurrentStatus();
   EXPECT_EQ(after.files_pruned - before.files_pruned, 5u);
   EXPECT_EQ(after.summarized_file_lists - before.summarized_file_lists, 1u);
+}
+
+const std::vector<std::string> kManyFileFilters = {
+    "id = 142",       "id BETWEEN 10 AND 12 OR id > 195",
+    "id <> 5",        "v = 'v150'",
+    "v < 'v010'",     "d = 3.5",
+    "id IN (3, 170)",
+};
+
+// What each of kManyFileFilters reads of lake.f.
+std::vector<Rows> ManyFileReads(DuckLakeSession& session) {
+  std::vector<Rows> results;
+  for (const auto& filter : kManyFileFilters) {
+    results.push_back(session.Query("SELECT * FROM lake.f WHERE " + filter + " ORDER BY id"));
+  }
+  return results;
+}
+
+// 200 one-row files, and what each of kManyFileFilters reads of them.
+std::vector<Rows> ManyFilesSession(const std::string& dir, const std::string& options) {
+  DuckLakeSession session;
+  Attach(session, dir, ", DATA_INLINING_ROW_LIMIT 0" + options);
+  session.Run("CREATE TABLE lake.f(id BIGINT, v VARCHAR, d DOUBLE)");
+  for (int i = 0; i < 200; ++i) {
+    const std::string id = std::to_string(i);
+    session.Run("INSERT INTO lake.f VALUES (" + id + ", 'v' || lpad('" + id + "', 3, '0'), " + id +
+                " / 2)");
+  }
+  return ManyFileReads(session);
+}
+
+// Rewrites the head of the lake at `location` as a build before the bounds
+// wrote it: without the word that every summary page has its bounds, and
+// without the bounds.
+void ForgetSummaryBounds(const std::string& location) {
+  auto store = store::OpenKvStore({.location = location});
+  const auto snapshot = store->GetSnapshot();
+  const auto head = snapshot->Get(commit::HeadKey());
+  ASSERT_TRUE(head);
+  store::v1::HeadRecord record;
+  store::UnframeValue(store::Kind::kHead, *head, &record);
+  ASSERT_TRUE(record.data_file_summary_bounds());
+  record.clear_data_file_summary_bounds();
+  store::WriteBatch batch;
+  batch.Put(commit::HeadKey(), store::FrameValue(store::Kind::kHead, record));
+  for (auto it = snapshot->Scan(
+           store::PrefixRange(store::Subspace::kCurrent, store::Kind::kDataFileSummaryBounds));
+       it->Valid(); it->Next()) {
+    batch.Delete(it->key());
+  }
+  ASSERT_TRUE(store->WriteIfHeadUnchanged(commit::HeadKey(), head, batch));
+}
+
+uint64_t PagesSkipped() {
+  return NativeMetadataManager::CurrentStatus().file_summary_pages_skipped;
+}
+
+TEST(FileLists, OfManyFilesOnlyThePagesTheFiltersCannotRuleOutAreRead) {
+  TempDir native_dir, sql_dir;
+  const auto before = PagesSkipped();
+  const auto native = ManyFilesSession(native_dir.path("lake"), "");
+  // 200 files are four pages; each integer or text filter but `<>` rules
+  // out two or three.
+  EXPECT_GE(PagesSkipped() - before, 8u);
+  const auto sql = ManyFilesSession(sql_dir.path("lake"), ", META_NATIVE_MANAGER false");
+  ASSERT_EQ(native.size(), sql.size());
+  for (size_t i = 0; i < native.size(); ++i) {
+    EXPECT_EQ(native[i], sql[i]) << kManyFileFilters[i];
+  }
+  EXPECT_EQ(native[0], (Rows{{"142", "v142", "71.0"}}));
+  const std::string location = native_dir.path("lake") + "/lake.moraine";
+  test::ExpectStoreVerifies(location);
+
+  // A lake whose head predates the bounds reads every page, the same; its
+  // commits keep no bounds; `moraine migrate` writes them.
+  ForgetSummaryBounds(location);
+  std::vector<Rows> unbounded_reads;
+  {
+    DuckLakeSession session;
+    Attach(session, native_dir.path("lake"), "");
+    const auto unbounded = PagesSkipped();
+    EXPECT_EQ(ManyFileReads(session), native);
+    session.Run("INSERT INTO lake.f VALUES (1000, 'late', 0)");
+    EXPECT_EQ(session.Query("SELECT v FROM lake.f WHERE id = 1000"), (Rows{{"late"}}));
+    unbounded_reads = ManyFileReads(session);
+    EXPECT_EQ(PagesSkipped(), unbounded);
+  }
+  test::ExpectStoreVerifies(location);
+  EXPECT_TRUE(commit::MigrateStore(location).summarized);
+  test::ExpectStoreVerifies(location);
+  DuckLakeSession session;
+  Attach(session, native_dir.path("lake"), "");
+  const auto migrated = PagesSkipped();
+  EXPECT_EQ(session.Query("SELECT v FROM lake.f WHERE id = 1000"), (Rows{{"late"}}));
+  EXPECT_EQ(ManyFileReads(session), unbounded_reads);
+  EXPECT_GE(PagesSkipped() - migrated, 8u);
 }
 
 }  // namespace

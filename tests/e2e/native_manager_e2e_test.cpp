@@ -206,7 +206,7 @@ TEST(NativeManagerAbi, RegistersOnceDuckLakeIsLoaded) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0],
             (std::vector<std::string>{"registered", "d8a1881e for DuckDB v1.5.5", "none"}));
-  EXPECT_EQ(session.Query("SELECT * FROM moraine_native_manager()")[0].size(), 36u);
+  EXPECT_EQ(session.Query("SELECT * FROM moraine_native_manager()")[0].size(), 37u);
 }
 
 // The manager registers as DuckLake loads, before any ATTACH, so that the

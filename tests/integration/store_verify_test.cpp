@@ -309,6 +309,24 @@ TEST_F(StoreVerify, DataFileSummariesThatDisagreeWithTheirFilesAreReported) {
   });
   report = Verify();
   EXPECT_FALSE(Has(report, "data-file-summary", unsummarized.ToString())) << Lines(report);
+
+  // The head says every page has its bounds: this one has none, then wrong
+  // ones, then its own.
+  const Key bounds_key = Key::Current(Kind::kDataFileSummaryBounds, {T(), 1});
+  EXPECT_TRUE(Has(report, "data-file-summary", bounds_key.ToString())) << Lines(report);
+  store::v1::DataFileSummaryBounds page_bounds = commit::files::BoundsOf(page);
+  ASSERT_EQ(page_bounds.columns_size(), 1);
+  page_bounds.mutable_columns(0)->set_max_integer(8);
+  Damage([&](store::KvStore&, store::WriteBatch& batch) {
+    batch.Put(bounds_key.Encode(), store::FrameValue(Kind::kDataFileSummaryBounds, page_bounds));
+  });
+  EXPECT_TRUE(Has(Verify(), "data-file-summary", bounds_key.ToString()));
+  Damage([&](store::KvStore&, store::WriteBatch& batch) {
+    batch.Put(bounds_key.Encode(),
+              store::FrameValue(Kind::kDataFileSummaryBounds, commit::files::BoundsOf(page)));
+  });
+  report = Verify();
+  EXPECT_FALSE(Has(report, "data-file-summary", bounds_key.ToString())) << Lines(report);
 }
 
 TEST_F(StoreVerify, AColumnOfATableThatDoesNotExistIsReported) {

@@ -3,6 +3,8 @@
 // the WHERE clause DuckLake's GetFilesForTable writes for that filter
 // (GenerateFilterPushdown and ConvertFilterPushdownToSQL at d8a1881e,
 // transcribed below as text), stats that do not cast and NULLs included.
+// And a group of files (a data file summary page) is ruled out by the bounds
+// the commit path writes for it only when DuckLake's SQL keeps none of them.
 #include "ducklake_adapter/file_stats_filter.h"
 
 #include <gtest/gtest.h>
@@ -15,12 +17,14 @@
 #include <string>
 #include <vector>
 
+#include "commit/rows/data_file_summary.h"
 #include "duckdb.hpp"
 #include "duckdb/planner/filter/conjunction_filter.hpp"
 #include "duckdb/planner/filter/constant_filter.hpp"
 #include "duckdb/planner/filter/in_filter.hpp"
 #include "duckdb/planner/filter/null_filter.hpp"
 #include "duckdb/planner/filter/optional_filter.hpp"
+#include "ducklake_adapter/file_list_read.h"
 
 namespace moraine::ducklake_adapter {
 namespace {
@@ -300,6 +304,26 @@ std::optional<std::string> RandomStat(Random& random, const TypeCase& type) {
   return type.values[random.Below(type.values.size())].ToString();
 }
 
+// The files `first` to `end` (exclusive) of `rows` as a data file summary
+// page: their stats as the entries of column 1.
+store::v1::DataFileSummaryPage PageOf(const std::vector<FileColumnStats>& rows, int first,
+                                      int end) {
+  store::v1::DataFileSummaryPage page;
+  for (int id = first; id < end; ++id) {
+    auto& file = *page.add_files();
+    file.set_data_file_id(id);
+    auto& column = *file.add_columns();
+    column.set_column_id(1);
+    const FileColumnStats& row = rows[id];
+    if (row.min_value) column.set_min_value(*row.min_value);
+    if (row.max_value) column.set_max_value(*row.max_value);
+    if (row.null_count) column.set_null_count(*row.null_count);
+    if (row.value_count) column.set_value_count(*row.value_count);
+    if (row.contains_nan) column.set_contains_nan(*row.contains_nan);
+  }
+  return page;
+}
+
 TEST(FileStatsFilterProperty, KeepsExactlyTheFilesDuckLakesSqlKeeps) {
   duckdb::DuckDB database(nullptr);
   duckdb::Connection connection(database);
@@ -307,9 +331,13 @@ TEST(FileStatsFilterProperty, KeepsExactlyTheFilesDuckLakesSqlKeeps) {
   // MORAINE_FILE_STATS_SEED runs other cases than the default seed's.
   const char* seed = std::getenv("MORAINE_FILE_STATS_SEED");
   Random random(seed ? std::stoull(seed) : 20261206);
+  // The rows are grouped into pages by a generator of their own, so that the
+  // cases are the same with or without the groups.
+  Random grouping(seed ? std::stoull(seed) + 1 : 20261207);
   int compared = 0;
   int refused = 0;
   size_t pruned = 0;  // rows DuckLake's SQL pruned: the cases are not all trivial
+  size_t groups = 0, groups_ruled_out = 0, integer_groups_ruled_out = 0;
   for (int run = 0; run < kCases; ++run) {
     const TypeCase& type = types[random.Below(types.size())];
     const auto filter = RandomFilter(random, type, 0);
@@ -352,10 +380,34 @@ TEST(FileStatsFilterProperty, KeepsExactlyTheFilesDuckLakesSqlKeeps) {
           << rows[id].max_value.value_or("NULL");
     }
     EXPECT_TRUE(mirrored->Keeps(nullptr));  // a file without a stats row is never pruned
+    for (int first = 0; first < kRowsPerCase;) {
+      const int end = std::min(kRowsPerCase, first + 1 + static_cast<int>(grouping.Below(4)));
+      const auto bounds = commit::files::BoundsOf(PageOf(rows, first, end));
+      const auto* column = commit::files::FindColumn(bounds, 1);
+      ASSERT_NE(column, nullptr);
+      ++groups;
+      if (!mirrored->MayKeepAnyOf(GroupStatsOf(*column))) {
+        ++groups_ruled_out;
+        if (column->has_min_integer() && RequiresValueComparison(type.type)) {
+          ++integer_groups_ruled_out;
+        }
+        for (int id = first; id < end; ++id) {
+          EXPECT_EQ(kept_by_sql.count(id), 0u)
+              << "filter " << filter->ToString("x") << " of type " << type.type.ToString()
+              << " ruled out files " << first << " to " << end - 1 << ", but keeps file " << id
+              << ": min " << rows[id].min_value.value_or("NULL") << ", max "
+              << rows[id].max_value.value_or("NULL");
+        }
+      }
+      first = end;
+    }
     ++compared;
   }
   EXPECT_GE(compared, kCases * 9 / 10) << refused << " filters refused";
   EXPECT_GT(pruned, static_cast<size_t>(kCases * kRowsPerCase / 10));
+  // Groups are ruled out, some by their integer bounds.
+  EXPECT_GT(groups_ruled_out, groups / 20) << groups << " groups";
+  EXPECT_GT(integer_groups_ruled_out, 0u);
 }
 
 TEST(FileStatsFilter, RefusesWhatItDoesNotMirror) {

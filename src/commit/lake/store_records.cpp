@@ -24,6 +24,7 @@ std::string EncodeHead(int64_t snapshot_id, uint64_t batch_count,
   if (inlined_batches_through) head.set_inlined_batches_through(*inlined_batches_through);
   if (summaries.inlined_batches) head.set_inlined_batch_summaries(true);
   if (summaries.data_files) head.set_data_file_summaries(true);
+  if (summaries.data_file_bounds) head.set_data_file_summary_bounds(true);
   return store::FrameValue(Kind::kHead, head);
 }
 

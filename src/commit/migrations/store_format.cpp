@@ -77,7 +77,8 @@ namespace {
 
 // Writes the summaries the lake's head does not say it keeps (of every
 // inlined row batch of `store`, of this build's format, and of every data
-// file row) and a head that says it keeps both; whether it wrote any. One
+// file row, with their pages' bounds) and a head that says it keeps them all;
+// whether it wrote any. One
 // batch conditional on the head, as the format's.
 bool WriteMissingSummaries(store::KvStore& store, const std::string& location) {
   const auto snapshot = store.GetSnapshot();
@@ -85,18 +86,21 @@ bool WriteMissingSummaries(store::KvStore& store, const std::string& location) {
   if (!head) return false;
   store::v1::HeadRecord head_record;
   store::UnframeValue(store::Kind::kHead, *head, &head_record);
-  if (head_record.inlined_batch_summaries() && head_record.data_file_summaries()) return false;
+  const bool files_summarized =
+      head_record.data_file_summaries() && head_record.data_file_summary_bounds();
+  if (head_record.inlined_batch_summaries() && files_summarized) return false;
   store::WriteBatch batch;
   if (!head_record.inlined_batch_summaries()) inlined::SummarizeEveryBatch(*snapshot, &batch);
-  if (!head_record.data_file_summaries()) files::SummarizeEveryFile(*snapshot, &batch);
+  if (!files_summarized) files::SummarizeEveryFile(*snapshot, &batch);
   batch.Put(
       HeadKey(),
-      EncodeHead(static_cast<int64_t>(head_record.snapshot_id()), head_record.batch_count() + 1,
-                 head_record.has_newest_counters() ? &head_record.newest_counters() : nullptr,
-                 head_record.has_inlined_batches_through()
-                     ? std::optional<int64_t>(head_record.inlined_batches_through())
-                     : std::nullopt,
-                 KeptSummaries{.inlined_batches = true, .data_files = true}));
+      EncodeHead(
+          static_cast<int64_t>(head_record.snapshot_id()), head_record.batch_count() + 1,
+          head_record.has_newest_counters() ? &head_record.newest_counters() : nullptr,
+          head_record.has_inlined_batches_through()
+              ? std::optional<int64_t>(head_record.inlined_batches_through())
+              : std::nullopt,
+          KeptSummaries{.inlined_batches = true, .data_files = true, .data_file_bounds = true}));
   if (!store.WriteIfHeadUnchanged(HeadKey(), head, batch)) {
     throw store::ConflictError("store '" + location + "' changed during migration; retry");
   }

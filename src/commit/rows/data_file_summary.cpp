@@ -1,6 +1,7 @@
 #include "commit/rows/data_file_summary.h"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 #include <optional>
 #include <set>
@@ -16,7 +17,9 @@ namespace moraine::commit::files {
 using store::Kind;
 using store::Subspace;
 using store::v1::DataFileSummary;
+using store::v1::DataFileSummaryBounds;
 using store::v1::DataFileSummaryPage;
+using store::v1::FileColumnBounds;
 
 namespace {
 
@@ -82,10 +85,117 @@ std::vector<DataFileSummary> SummarizeRowsOf(int64_t table, int64_t file, const 
   return rows;
 }
 
-std::string EncodePage(const std::map<EntryOrder, DataFileSummary>& entries) {
+DataFileSummaryPage PageOf(const std::map<EntryOrder, DataFileSummary>& entries) {
   DataFileSummaryPage page;
   for (const auto& [order, summary] : entries) *page.add_files() = summary;
-  return store::FrameValue(Kind::kDataFileSummary, page);
+  return page;
+}
+
+// `text` as the integer it is the canonical text of (no sign but a minus,
+// no leading zero, no "-0"), or nullopt.
+std::optional<int64_t> CanonicalInteger(const std::string& text) {
+  const size_t digits = !text.empty() && text[0] == '-' ? 1 : 0;
+  if (text.size() == digits || (text[digits] == '0' && text.size() > digits + 1) || text == "-0") {
+    return std::nullopt;
+  }
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// A stat of a page's entries folded into one: kept while every entry has it.
+template <class T>
+class EntryFold {
+ public:
+  // Folds in one entry's stat (`present` false: the entry lacks it).
+  template <class Fold>
+  void Add(bool present, const T& value, const Fold& fold) {
+    if (!present) {
+      every_ = false;
+    } else if (every_) {
+      value_ = seen_ ? fold(value_, value) : value;
+      seen_ = true;
+    }
+  }
+  void Lose() { every_ = false; }
+  bool has_value() const { return every_ && seen_; }
+  const T& value() const { return value_; }
+
+ private:
+  bool every_ = true;
+  bool seen_ = false;
+  T value_{};
+};
+
+// The bounds of `column_id` over `page`'s entries, or nullopt when an entry
+// has no stats of it.
+std::optional<FileColumnBounds> ColumnBoundsOf(const DataFileSummaryPage& page, int64_t column_id) {
+  EntryFold<std::string> least, greatest;
+  EntryFold<int64_t> least_integer, greatest_integer, null_count, value_count;
+  EntryFold<bool> any_nan;
+  const auto min = [](const auto& a, const auto& b) { return std::min(a, b); };
+  const auto max = [](const auto& a, const auto& b) { return std::max(a, b); };
+  for (const DataFileSummary& file : page.files()) {
+    const auto* entry = FindColumn(file, column_id);
+    if (!entry) return std::nullopt;
+    // Both texts of the entry, so that an entry whose min exceeds its max is
+    // inside too.
+    const bool both = entry->has_min_value() && entry->has_max_value();
+    const std::string& lowest =
+        both ? std::min(entry->min_value(), entry->max_value())
+             : (entry->has_min_value() ? entry->min_value() : entry->max_value());
+    const std::string& highest =
+        both ? std::max(entry->min_value(), entry->max_value())
+             : (entry->has_min_value() ? entry->min_value() : entry->max_value());
+    least.Add(entry->has_min_value(), lowest, min);
+    greatest.Add(entry->has_max_value(), highest, max);
+    const auto low = both ? CanonicalInteger(entry->min_value()) : std::nullopt;
+    const auto high = both ? CanonicalInteger(entry->max_value()) : std::nullopt;
+    if (low && high) {
+      least_integer.Add(true, std::min(*low, *high), min);
+      greatest_integer.Add(true, std::max(*low, *high), max);
+    } else {
+      least_integer.Lose();
+      greatest_integer.Lose();
+    }
+    null_count.Add(entry->has_null_count(), entry->null_count(), max);
+    value_count.Add(entry->has_value_count(), entry->value_count(), max);
+    any_nan.Add(entry->has_contains_nan(), entry->contains_nan(),
+                [](bool a, bool b) { return a || b; });
+  }
+  FileColumnBounds bounds;
+  bounds.set_column_id(column_id);
+  if (least.has_value()) bounds.set_min_text(least.value());
+  if (greatest.has_value()) bounds.set_max_text(greatest.value());
+  if (least_integer.has_value() && greatest_integer.has_value()) {
+    bounds.set_min_integer(least_integer.value());
+    bounds.set_max_integer(greatest_integer.value());
+  }
+  if (null_count.has_value()) bounds.set_max_null_count(null_count.value());
+  if (value_count.has_value()) bounds.set_max_value_count(value_count.value());
+  if (any_nan.has_value()) bounds.set_any_contains_nan(any_nan.value());
+  return bounds;
+}
+
+// Puts (or deletes, for no entries) the page `page_key` and its bounds in
+// `put`/`erase`.
+template <class Put, class Erase>
+void WritePage(const std::string& page_key, const std::map<EntryOrder, DataFileSummary>& entries,
+               bool with_bounds, const Put& put, const Erase& erase) {
+  const std::string bounds_key = [&] {
+    store::Key key = store::Key::Decode(page_key);
+    return store::Key::Current(Kind::kDataFileSummaryBounds, {key.component(0), key.component(1)})
+        .Encode();
+  }();
+  if (entries.empty()) {
+    erase(page_key);
+    if (with_bounds) erase(bounds_key);
+    return;
+  }
+  const DataFileSummaryPage page = PageOf(entries);
+  put(page_key, store::FrameValue(Kind::kDataFileSummary, page));
+  if (with_bounds) put(bounds_key, store::FrameValue(Kind::kDataFileSummaryBounds, BoundsOf(page)));
 }
 
 // Every data file row's summary in `snapshot`, by page key.
@@ -123,6 +233,51 @@ store::Key SummaryPageKey(int64_t table_id, int64_t data_file_id) {
 store::KeyRange SummaryRange(int64_t table_id) {
   return store::PrefixRange(Subspace::kCurrent, Kind::kDataFileSummary,
                             {static_cast<uint64_t>(table_id)});
+}
+
+store::Key SummaryBoundsKey(int64_t table_id, int64_t data_file_id) {
+  return store::Key::Current(
+      Kind::kDataFileSummaryBounds,
+      {static_cast<uint64_t>(table_id), static_cast<uint64_t>(data_file_id / kSummaryPageFiles)});
+}
+
+store::KeyRange SummaryBoundsRange(int64_t table_id) {
+  return store::PrefixRange(Subspace::kCurrent, Kind::kDataFileSummaryBounds,
+                            {static_cast<uint64_t>(table_id)});
+}
+
+store::Key PageKeyOfBounds(const store::Key& bounds_key) {
+  return store::Key::Current(Kind::kDataFileSummary,
+                             {bounds_key.component(0), bounds_key.component(1)});
+}
+
+DataFileSummaryBounds BoundsOf(const DataFileSummaryPage& page) {
+  DataFileSummaryBounds bounds;
+  if (page.files_size() == 0) return bounds;
+  // A column every entry has stats of is one the first entry has.
+  for (const auto& column : page.files(0).columns()) {
+    if (auto column_bounds = ColumnBoundsOf(page, column.column_id())) {
+      *bounds.add_columns() = std::move(*column_bounds);
+    }
+  }
+  return bounds;
+}
+
+void ReadSummaryBounds(std::string_view value, DataFileSummaryBounds* bounds) {
+  store::UnframeValue(Kind::kDataFileSummaryBounds, value, bounds);
+  for (int i = 1; i < bounds->columns_size(); ++i) {
+    if (bounds->columns(i - 1).column_id() >= bounds->columns(i).column_id()) {
+      throw store::CorruptionError("data file summary bounds: the columns are out of order");
+    }
+  }
+}
+
+const FileColumnBounds* FindColumn(const DataFileSummaryBounds& bounds, int64_t column_id) {
+  const auto& columns = bounds.columns();
+  const auto found = std::lower_bound(
+      columns.begin(), columns.end(), column_id,
+      [](const FileColumnBounds& column, int64_t id) { return column.column_id() < id; });
+  return found != columns.end() && found->column_id() == column_id ? &*found : nullptr;
 }
 
 store::KeyRange CurrentDataFileRange(int64_t table_id) {
@@ -176,20 +331,32 @@ bool LiveAt(const DataFileSummary& summary, int64_t snapshot) {
 }
 
 void SummarizeEveryFile(const store::KvSnapshot& snapshot, store::WriteBatch* batch) {
-  for (auto it = snapshot.Scan(store::PrefixRange(Subspace::kCurrent, Kind::kDataFileSummary));
-       it->Valid(); it->Next()) {
-    batch->Delete(std::string(it->key()));
+  for (const Kind kind : {Kind::kDataFileSummary, Kind::kDataFileSummaryBounds}) {
+    for (auto it = snapshot.Scan(store::PrefixRange(Subspace::kCurrent, kind)); it->Valid();
+         it->Next()) {
+      batch->Delete(std::string(it->key()));
+    }
   }
-  for (const auto& [key, entries] : SummarizeAll(snapshot)) batch->Put(key, EncodePage(entries));
+  for (const auto& [key, entries] : SummarizeAll(snapshot)) {
+    WritePage(
+        key, entries, true,
+        [&](const std::string& at, std::string value) { batch->Put(at, std::move(value)); },
+        [](const std::string&) {});
+  }
 }
 
 std::map<std::string, std::string> ExpectedSummaryPages(const store::KvSnapshot& snapshot) {
   std::map<std::string, std::string> pages;
-  for (const auto& [key, entries] : SummarizeAll(snapshot)) pages.emplace(key, EncodePage(entries));
+  for (const auto& [key, entries] : SummarizeAll(snapshot)) {
+    WritePage(
+        key, entries, true,
+        [&](const std::string& at, std::string value) { pages.emplace(at, std::move(value)); },
+        [](const std::string&) {});
+  }
   return pages;
 }
 
-void UpdateFileSummaryPages(StagedView& view) {
+void UpdateFileSummaryPages(StagedView& view, bool with_bounds) {
   // The files whose rows or stats the view stages, by page.
   std::map<std::string, std::set<std::pair<int64_t, int64_t>>> touched;
   const auto touch = [&](std::string_view key, const std::optional<std::string>&) {
@@ -220,11 +387,10 @@ void UpdateFileSummaryPages(StagedView& view) {
         entries.emplace(OrderOf(summary), std::move(summary));
       }
     }
-    if (entries.empty()) {
-      view.Delete(page_key);
-    } else {
-      view.Put(page_key, EncodePage(entries));
-    }
+    WritePage(
+        page_key, entries, with_bounds,
+        [&](const std::string& at, std::string value) { view.Put(at, std::move(value)); },
+        [&](const std::string& at) { view.Delete(at); });
   }
 }
 

@@ -14,11 +14,18 @@
 // Iceberg keeps metrics for a table's first 100 columns by default); a
 // filter on a later column is decided from the stats rows, as before.
 //
-// The pages are derived data, written in the commit that writes the rows
-// (UpdateFileSummaryPages, from what the commit stages, against the head it
-// lands on), and trusted only where the lake's head says every row has its
-// entry (HeadRecord.data_file_summaries); a lake whose head does not is
-// read row by row, as before.
+// Beside each page, its bounds (DataFileSummaryBounds): per column, what
+// every entry of the page has in common (the least min and greatest max, the
+// greatest counts). A selective scan of a table of 100,000 files reads the
+// 1,563 small bounds first and parses only the pages whose bounds its filters
+// cannot rule out.
+//
+// The pages and bounds are derived data, written in the commit that writes
+// the rows (UpdateFileSummaryPages, from what the commit stages, against the
+// head it lands on), and trusted only where the lake's head says every row
+// has its entry (HeadRecord.data_file_summaries) and every page its bounds
+// (HeadRecord.data_file_summary_bounds); a lake whose head does not is read
+// row by row, or page by page, as before.
 //
 // Thread-safety: functions of their arguments.
 #pragma once
@@ -52,6 +59,23 @@ store::KeyRange CurrentDataFileRange(int64_t table_id);
 store::KeyRange EndedDataFileRange(int64_t table_id);
 store::KeyRange FileStatsRange(int64_t table_id);
 
+// The key of the bounds of the page SummaryPageKey names, and the range of
+// every page's bounds of table `table_id`.
+store::Key SummaryBoundsKey(int64_t table_id, int64_t data_file_id);
+store::KeyRange SummaryBoundsRange(int64_t table_id);
+// The key of the page whose bounds are keyed `bounds_key`.
+store::Key PageKeyOfBounds(const store::Key& bounds_key);
+
+// The bounds of `page`'s entries (records.proto).
+store::v1::DataFileSummaryBounds BoundsOf(const store::v1::DataFileSummaryPage& page);
+// Reads framed bounds into `bounds`. Throws store::CorruptionError for a
+// value that is not one, or whose columns are out of column_id order.
+void ReadSummaryBounds(std::string_view value, store::v1::DataFileSummaryBounds* bounds);
+// The bounds of `column_id` in `bounds`, or null when some entry of the
+// page has no stats of it.
+const store::v1::FileColumnBounds* FindColumn(const store::v1::DataFileSummaryBounds& bounds,
+                                              int64_t column_id);
+
 // Reads a framed page. Throws store::CorruptionError for a value that is
 // not one, or whose entries are out of (data_file_id, end_snapshot) order.
 store::v1::DataFileSummaryPage ReadSummaryPage(std::string_view value);
@@ -66,19 +90,20 @@ const store::v1::FileColumnStatsEntry* FindColumn(const store::v1::DataFileSumma
 // Whether the row `summary` summarizes is live at `snapshot`.
 bool LiveAt(const store::v1::DataFileSummary& summary, int64_t snapshot);
 
-// Puts into `batch` the summary pages of every data file row `snapshot`
-// holds, and deletes any page it holds: for a lake whose head does not say
-// its files are summarized, by `moraine migrate`.
+// Puts into `batch` the summary pages and their bounds of every data file
+// row `snapshot` holds, and deletes any page or bounds it holds: for a lake
+// whose head does not say its files are summarized and bounded, by `moraine
+// migrate`.
 void SummarizeEveryFile(const store::KvSnapshot& snapshot, store::WriteBatch* batch);
 
-// The framed pages of every data file row `snapshot` holds, by key: what
-// the pages must be, for `moraine verify`.
+// The framed pages and bounds of every data file row `snapshot` holds, by
+// key: what they must be, for `moraine verify`.
 std::map<std::string, std::string> ExpectedSummaryPages(const store::KvSnapshot& snapshot);
 
-// Brings the summary pages in `view` up to date with every data file row
-// and file stats container the view stages (put or deleted), reading each
-// touched file's rows and page through the view. Called once per commit,
-// before it lands.
-void UpdateFileSummaryPages(StagedView& view);
+// Brings the summary pages in `view` (and their bounds, if `with_bounds`)
+// up to date with every data file row and file stats container the view
+// stages (put or deleted), reading each touched file's rows and page
+// through the view. Called once per commit, before it lands.
+void UpdateFileSummaryPages(StagedView& view, bool with_bounds);
 
 }  // namespace moraine::commit::files

@@ -185,7 +185,8 @@ class StoreRowTransaction final : public RowTransaction {
     return true;
   }
 
-  bool VisitDataFileSummaries(int64_t table_id, const DataFileSummaryVisitor& visit) override {
+  bool VisitDataFileSummaries(int64_t table_id, const SummaryPageFilter& may_hold,
+                              const DataFileSummaryVisitor& visit) override {
     RequireOpen();
     staged_.FlushContainers();
     if (!KeepsFileSummaries() || view_.StagesAnyIn(files::CurrentDataFileRange(table_id)) ||
@@ -194,12 +195,31 @@ class StoreRowTransaction final : public RowTransaction {
       return false;
     }
     // A page is many small messages: parsed on an arena, freed at once.
-    view_.Scan(files::SummaryRange(table_id), [&](std::string_view, std::string_view value) {
+    const auto visit_page = [&](std::string_view value) {
       google::protobuf::Arena arena;
       auto* page = google::protobuf::Arena::CreateMessage<store::v1::DataFileSummaryPage>(&arena);
       files::ReadSummaryPage(value, page);
       for (const auto& summary : page->files()) visit(summary);
-    });
+    };
+    if (!KeepsFileSummaryBounds()) {
+      view_.Scan(files::SummaryRange(table_id),
+                 [&](std::string_view, std::string_view value) { visit_page(value); });
+      return true;
+    }
+    // The bounds first; a page only where they cannot rule it out.
+    view_.Scan(
+        files::SummaryBoundsRange(table_id), [&](std::string_view key, std::string_view value) {
+          store::v1::DataFileSummaryBounds bounds;
+          files::ReadSummaryBounds(value, &bounds);
+          if (!may_hold(bounds)) return;
+          const store::Key page_key = files::PageKeyOfBounds(store::Key::Decode(key));
+          const auto page = view_.Get(page_key.Encode());
+          if (!page) {
+            throw store::CorruptionError("data file summary bounds " +
+                                         store::Key::Decode(key).ToString() + " have no page");
+          }
+          visit_page(*page);
+        });
     return true;
   }
 
@@ -498,9 +518,10 @@ class StoreRowTransaction final : public RowTransaction {
     // The summaries of the inlined batches and data files this commit writes
     // land with them, where the lake keeps them
     // (commit/rows/inlined_batch_summary.h, commit/rows/data_file_summary.h).
-    const KeptSummaries summaries{KeepsBatchSummaries(), KeepsFileSummaries()};
+    const KeptSummaries summaries{KeepsBatchSummaries(), KeepsFileSummaries(),
+                                  KeepsFileSummaries() && KeepsFileSummaryBounds()};
     if (summaries.inlined_batches) inlined::UpdateSummaryPages(view_);
-    if (summaries.data_files) files::UpdateFileSummaryPages(view_);
+    if (summaries.data_files) files::UpdateFileSummaryPages(view_, summaries.data_file_bounds);
     store::WriteBatch batch;
     view_.AppendTo(&batch);
     int64_t head_snapshot = head_value_ ? static_cast<int64_t>(head_.snapshot_id()) : -1;
@@ -542,6 +563,9 @@ class StoreRowTransaction final : public RowTransaction {
   // Whether the lake this transaction read keeps a summary of every data
   // file row, as KeepsBatchSummaries.
   bool KeepsFileSummaries() const { return !head_value_ || head_.data_file_summaries(); }
+  // Whether it keeps the bounds of every data file summary page, as
+  // KeepsBatchSummaries.
+  bool KeepsFileSummaryBounds() const { return !head_value_ || head_.data_file_summary_bounds(); }
 
   // The bound on inlined batches' begin snapshots the head this transaction
   // lands carries: the base head's, raised past every batch it stages;

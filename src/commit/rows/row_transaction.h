@@ -262,12 +262,18 @@ class RowTransaction {
 
   // --- Data file summaries (commit/rows/data_file_summary.h) ---
   // Visits the summary of every ducklake_data_file row of table `table_id`,
-  // live or not, in (data_file_id, end_snapshot) order. Returns false,
-  // visiting nothing, unless the lake keeps one for every row (its head says
-  // so) and this transaction stages no data file row or file stats of the
-  // table: then the rows are to be read.
+  // live or not, in (data_file_id, end_snapshot) order, except those of
+  // pages whose bounds `may_hold` rules out (where the lake keeps bounds; a
+  // lake that does not has every page visited, and `may_hold` never called).
+  // Returns false, visiting nothing, unless the lake keeps one for every row
+  // (its head says so) and this transaction stages no data file row or file
+  // stats of the table: then the rows are to be read. Throws
+  // store::CorruptionError for a page or bounds that does not decode, and
+  // for bounds without their page.
+  using SummaryPageFilter = std::function<bool(const store::v1::DataFileSummaryBounds& bounds)>;
   using DataFileSummaryVisitor = std::function<void(const store::v1::DataFileSummary& summary)>;
-  virtual bool VisitDataFileSummaries(int64_t table_id, const DataFileSummaryVisitor& visit) = 0;
+  virtual bool VisitDataFileSummaries(int64_t table_id, const SummaryPageFilter& may_hold,
+                                      const DataFileSummaryVisitor& visit) = 0;
 
   // --- The catalog version (RFC 0012) ---
   // The global `version` option exactly as recorded (DuckLake's scans see

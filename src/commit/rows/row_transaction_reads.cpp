@@ -124,8 +124,9 @@ int64_t RowTransaction::NetDataFileRowCount(int64_t table_id, int64_t snapshot, 
   // come in id order from each subspace the scan visits.
   std::vector<int64_t> live_files;
   // Where the lake keeps its data files' summaries, no data file row is read.
-  const bool summarized =
-      VisitDataFileSummaries(table_id, [&](const store::v1::DataFileSummary& summary) {
+  const bool summarized = VisitDataFileSummaries(
+      table_id, [](const store::v1::DataFileSummaryBounds&) { return true; },
+      [&](const store::v1::DataFileSummary& summary) {
         if (!files::LiveAt(summary, snapshot)) return;
         live_files.push_back(summary.data_file_id());
         count += summary.record_count();
