@@ -252,11 +252,12 @@ def files(scratch):
     con = stock_duckdb.connect(EXTENSIONS, REPOSITORY)
     con.execute(attaches["moraine"])
     con.execute(FILES_QUERIES["count id = 42"]).fetchall()
-    lists, pruned = con.execute(
-        "SELECT native_file_lists, files_pruned FROM moraine_native_manager()").fetchone()
+    lists, pruned, pages_skipped = con.execute(
+        "SELECT native_file_lists, files_pruned, file_summary_pages_skipped "
+        "FROM moraine_native_manager()").fetchone()
     con.close()
     print(f"files    moraine_native_manager() after the point count: native_file_lists {lists}, "
-          f"files_pruned {pruned}", flush=True)
+          f"files_pruned {pruned}, file_summary_pages_skipped {pages_skipped}", flush=True)
     with_history(dirs, attaches, FILES_QUERIES, "files", f"{FILES} files", before)
 
 

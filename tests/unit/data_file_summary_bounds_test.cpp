@@ -106,6 +106,30 @@ TEST(DataFileSummaryBounds, TakeIntegersOnlyFromCanonicalIntegerTexts) {
   EXPECT_EQ(FindColumn(bounds, 1)->max_integer(), INT64_MAX);
 }
 
+TEST(DataFileSummaryBounds, CountThePageWhereEveryEntryIsCurrent) {
+  DataFileSummaryPage page = Page({Stats{"1", "2"}, Stats{"3", "4"}});
+  page.mutable_files(0)->set_begin_snapshot(4);
+  page.mutable_files(0)->set_record_count(10);
+  page.mutable_files(1)->set_begin_snapshot(7);
+  page.mutable_files(1)->set_record_count(5);
+  auto bounds = BoundsOf(page);
+  EXPECT_EQ(std::vector<int64_t>(bounds.data_file_ids().begin(), bounds.data_file_ids().end()),
+            (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(bounds.record_count_sum(), 15);
+  EXPECT_TRUE(EveryEntryLiveAt(bounds, 7));
+  EXPECT_FALSE(EveryEntryLiveAt(bounds, 6));
+  // An ended entry, and one without a record count.
+  page.mutable_files(0)->set_end_snapshot(9);
+  EXPECT_FALSE(EveryEntryLiveAt(BoundsOf(page), 8));
+  page.mutable_files(0)->clear_end_snapshot();
+  page.mutable_files(1)->clear_record_count();
+  EXPECT_FALSE(BoundsOf(page).has_record_count_sum());
+  // A sum past 64 bits is none.
+  page.mutable_files(0)->set_record_count(INT64_MAX);
+  page.mutable_files(1)->set_record_count(1);
+  EXPECT_FALSE(BoundsOf(page).has_record_count_sum());
+}
+
 TEST(DataFileSummaryBounds, OutOfOrderColumnsAreCorruption) {
   DataFileSummaryBounds bounds;
   bounds.add_columns()->set_column_id(2);

@@ -254,6 +254,22 @@ store::Key PageKeyOfBounds(const store::Key& bounds_key) {
 DataFileSummaryBounds BoundsOf(const DataFileSummaryPage& page) {
   DataFileSummaryBounds bounds;
   if (page.files_size() == 0) return bounds;
+  bool all_current = true;
+  int64_t max_begin = std::numeric_limits<int64_t>::min();
+  std::optional<int64_t> record_count_sum = 0;
+  for (const DataFileSummary& file : page.files()) {
+    bounds.add_data_file_ids(file.data_file_id());
+    all_current = all_current && !file.has_end_snapshot();
+    max_begin = std::max(max_begin, file.begin_snapshot());
+    if (!file.has_record_count() ||
+        (record_count_sum &&
+         __builtin_add_overflow(*record_count_sum, file.record_count(), &*record_count_sum))) {
+      record_count_sum.reset();
+    }
+  }
+  bounds.set_all_current(all_current);
+  bounds.set_max_begin_snapshot(max_begin);
+  if (record_count_sum) bounds.set_record_count_sum(*record_count_sum);
   // A column every entry has stats of is one the first entry has.
   for (const auto& column : page.files(0).columns()) {
     if (auto column_bounds = ColumnBoundsOf(page, column.column_id())) {
@@ -323,6 +339,10 @@ const store::v1::FileColumnStatsEntry* FindColumn(const DataFileSummary& summary
                                         return entry.column_id() < id;
                                       });
   return found != columns.end() && found->column_id() == column_id ? &*found : nullptr;
+}
+
+bool EveryEntryLiveAt(const DataFileSummaryBounds& bounds, int64_t snapshot) {
+  return bounds.all_current() && bounds.max_begin_snapshot() <= snapshot;
 }
 
 bool LiveAt(const DataFileSummary& summary, int64_t snapshot) {

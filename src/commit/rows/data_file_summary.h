@@ -16,9 +16,11 @@
 //
 // Beside each page, its bounds (DataFileSummaryBounds): per column, what
 // every entry of the page has in common (the least min and greatest max, the
-// greatest counts). A selective scan of a table of 100,000 files reads the
-// 1,563 small bounds first and parses only the pages whose bounds its filters
-// cannot rule out.
+// greatest counts) and, for a count of the table's rows, the entries' ids
+// and record counts summed. A selective scan of a table of 100,000 files
+// reads the 1,563 small bounds first and parses only the pages whose bounds
+// its filters cannot rule out; a count parses only the pages with a file
+// that is not live.
 //
 // The pages and bounds are derived data, written in the commit that writes
 // the rows (UpdateFileSummaryPages, from what the commit stages, against the
@@ -89,6 +91,9 @@ const store::v1::FileColumnStatsEntry* FindColumn(const store::v1::DataFileSumma
 
 // Whether the row `summary` summarizes is live at `snapshot`.
 bool LiveAt(const store::v1::DataFileSummary& summary, int64_t snapshot);
+// Whether every entry of the page `bounds` bounds is live at `snapshot`
+// (then its data_file_ids are the page's live files).
+bool EveryEntryLiveAt(const store::v1::DataFileSummaryBounds& bounds, int64_t snapshot);
 
 // Puts into `batch` the summary pages and their bounds of every data file
 // row `snapshot` holds, and deletes any page or bounds it holds: for a lake

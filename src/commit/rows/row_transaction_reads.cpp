@@ -123,9 +123,19 @@ int64_t RowTransaction::NetDataFileRowCount(int64_t table_id, int64_t snapshot, 
   // A sorted vector, not a set: no node to allocate per file. The files
   // come in id order from each subspace the scan visits.
   std::vector<int64_t> live_files;
-  // Where the lake keeps its data files' summaries, no data file row is read.
+  // Where the lake keeps its data files' summaries, no data file row is
+  // read, and a page whose every file is live is counted from its bounds.
   const bool summarized = VisitDataFileSummaries(
-      table_id, [](const store::v1::DataFileSummaryBounds&) { return true; },
+      table_id,
+      [&](const store::v1::DataFileSummaryBounds& bounds) {
+        if (!bounds.has_record_count_sum() || !files::EveryEntryLiveAt(bounds, snapshot)) {
+          return true;
+        }
+        live_files.insert(live_files.end(), bounds.data_file_ids().begin(),
+                          bounds.data_file_ids().end());
+        count += bounds.record_count_sum();
+        return false;
+      },
       [&](const store::v1::DataFileSummary& summary) {
         if (!files::LiveAt(summary, snapshot)) return;
         live_files.push_back(summary.data_file_id());
