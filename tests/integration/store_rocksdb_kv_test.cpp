@@ -140,6 +140,36 @@ TEST(StoreKvDisk, AWriterLeavesNoLogToReplayAndNoCompactionToRun) {
   }
 }
 
+// A session that rewrote much of the store (as DuckLake's DELETE of many
+// inlined rows rewrites their batches) leaves level 0 merged down, so that a
+// scan does not read every key twice; a short session that wrote little
+// leaves its small file to RocksDB.
+TEST(StoreKvDisk, ASessionThatRewroteMuchOfTheStoreLeavesItMerged) {
+  test::TempDir dir;
+  KvOptions options;
+  options.location = dir.path("lake.moraine");
+  const auto write_all = [&](const std::string& value) {
+    auto store = OpenKvStore(options);
+    WriteBatch batch;
+    for (int key = 0; key < 2000; key++) batch.Put("k" + std::to_string(key), value);
+    store->Write(batch);
+  };
+  write_all(std::string(1000, 'a'));
+  EXPECT_EQ(FilesEndingIn(options.location, ".sst"), 1u);
+  write_all(std::string(1000, 'b'));
+  EXPECT_EQ(FilesEndingIn(options.location, ".sst"), 1u) << "the rewrite was not merged";
+  for (int session = 0; session < 2; session++) {
+    auto store = OpenKvStore(options);
+    WriteBatch batch;
+    batch.Put("small" + std::to_string(session), "v");
+    store->Write(batch);
+  }
+  EXPECT_EQ(FilesEndingIn(options.location, ".sst"), 3u) << "small sessions' files were merged";
+  auto store = OpenKvStore(options);
+  EXPECT_EQ(GetLatest(*store, "k1999"), std::optional<std::string>(std::string(1000, 'b')));
+  EXPECT_EQ(GetLatest(*store, "small1"), std::optional<std::string>("v"));
+}
+
 // One session that writes one key, as a store's first session does.
 void WriteOneKeyAndClose(const KvOptions& options) {
   auto store = OpenKvStore(options);
