@@ -140,6 +140,17 @@ TEST(StoreKvDisk, AWriterLeavesNoLogToReplayAndNoCompactionToRun) {
   }
 }
 
+// The number of level-0 table files of the store at `location`.
+uint64_t LevelZeroFiles(const std::string& location) {
+  rocksdb::DB* db = nullptr;
+  rocksdb::Options rocks;
+  EXPECT_TRUE(rocksdb::DB::OpenForReadOnly(rocks, location, &db).ok());
+  std::unique_ptr<rocksdb::DB> closes(db);
+  std::string files;
+  if (db) db->GetProperty("rocksdb.num-files-at-level0", &files);
+  return files.empty() ? 99 : std::stoull(files);
+}
+
 // A session that rewrote much of the store (as DuckLake's DELETE of many
 // inlined rows rewrites their batches) leaves level 0 merged down, so that a
 // scan does not read every key twice; a short session that wrote little
@@ -156,8 +167,10 @@ TEST(StoreKvDisk, ASessionThatRewroteMuchOfTheStoreLeavesItMerged) {
   };
   write_all(std::string(1000, 'a'));
   EXPECT_EQ(FilesEndingIn(options.location, ".sst"), 1u);
+  EXPECT_EQ(LevelZeroFiles(options.location), 0u) << "a new store's first file stayed in level 0";
   write_all(std::string(1000, 'b'));
   EXPECT_EQ(FilesEndingIn(options.location, ".sst"), 1u) << "the rewrite was not merged";
+  EXPECT_EQ(LevelZeroFiles(options.location), 0u);
   for (int session = 0; session < 2; session++) {
     auto store = OpenKvStore(options);
     WriteBatch batch;
@@ -165,6 +178,7 @@ TEST(StoreKvDisk, ASessionThatRewroteMuchOfTheStoreLeavesItMerged) {
     store->Write(batch);
   }
   EXPECT_EQ(FilesEndingIn(options.location, ".sst"), 3u) << "small sessions' files were merged";
+  EXPECT_EQ(LevelZeroFiles(options.location), 2u);
   auto store = OpenKvStore(options);
   EXPECT_EQ(GetLatest(*store, "k1999"), std::optional<std::string>(std::string(1000, 'b')));
   EXPECT_EQ(GetLatest(*store, "small1"), std::optional<std::string>("v"));

@@ -183,11 +183,7 @@ std::optional<FileColumnBounds> ColumnBoundsOf(const DataFileSummaryPage& page, 
 template <class Put, class Erase>
 void WritePage(const std::string& page_key, const std::map<EntryOrder, DataFileSummary>& entries,
                bool with_bounds, const Put& put, const Erase& erase) {
-  const std::string bounds_key = [&] {
-    store::Key key = store::Key::Decode(page_key);
-    return store::Key::Current(Kind::kDataFileSummaryBounds, {key.component(0), key.component(1)})
-        .Encode();
-  }();
+  const std::string bounds_key = BoundsKeyOfPage(store::Key::Decode(page_key)).Encode();
   if (entries.empty()) {
     erase(page_key);
     if (with_bounds) erase(bounds_key);
@@ -235,15 +231,14 @@ store::KeyRange SummaryRange(int64_t table_id) {
                             {static_cast<uint64_t>(table_id)});
 }
 
-store::Key SummaryBoundsKey(int64_t table_id, int64_t data_file_id) {
-  return store::Key::Current(
-      Kind::kDataFileSummaryBounds,
-      {static_cast<uint64_t>(table_id), static_cast<uint64_t>(data_file_id / kSummaryPageFiles)});
-}
-
 store::KeyRange SummaryBoundsRange(int64_t table_id) {
   return store::PrefixRange(Subspace::kCurrent, Kind::kDataFileSummaryBounds,
                             {static_cast<uint64_t>(table_id)});
+}
+
+store::Key BoundsKeyOfPage(const store::Key& page_key) {
+  return store::Key::Current(Kind::kDataFileSummaryBounds,
+                             {page_key.component(0), page_key.component(1)});
 }
 
 store::Key PageKeyOfBounds(const store::Key& bounds_key) {

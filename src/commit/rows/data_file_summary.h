@@ -61,11 +61,11 @@ store::KeyRange CurrentDataFileRange(int64_t table_id);
 store::KeyRange EndedDataFileRange(int64_t table_id);
 store::KeyRange FileStatsRange(int64_t table_id);
 
-// The key of the bounds of the page SummaryPageKey names, and the range of
-// every page's bounds of table `table_id`.
-store::Key SummaryBoundsKey(int64_t table_id, int64_t data_file_id);
+// The range of every page's bounds of table `table_id`, the key of the
+// bounds of the page keyed `page_key`, and the key of the page whose bounds
+// are keyed `bounds_key`.
 store::KeyRange SummaryBoundsRange(int64_t table_id);
-// The key of the page whose bounds are keyed `bounds_key`.
+store::Key BoundsKeyOfPage(const store::Key& page_key);
 store::Key PageKeyOfBounds(const store::Key& bounds_key);
 
 // The bounds of `page`'s entries (records.proto).

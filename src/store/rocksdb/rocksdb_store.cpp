@@ -390,9 +390,12 @@ void UndoCreation(const std::string& path, DirectoryState before) {
 //   merges level 0 down: RocksDB would wait for four level-0 files, and until
 //   then every scan reads each rewritten key twice and skips the old version
 //   (a full scan of 200,000 inlined rows after such a DELETE and UPDATE took
-//   22.5 ms instead of 18.8). Only when level 0 holds at least an eighth of
-//   the store's bytes, so that the merge rewrites at most eight times what
-//   the sessions wrote; many short sessions' small files are left to RocksDB.
+//   22.5 ms instead of 18.8). One level-0 file is enough: RocksDB may have
+//   moved the store's older files down already. Only when level 0 holds at
+//   least an eighth of the store's bytes, so that the merge rewrites at most
+//   eight times what the sessions wrote; many short sessions' small files
+//   are left to RocksDB (a level-0 file alone, as a new store's first, moves
+//   down without a rewrite).
 // - Then it lets every compaction RocksDB wants finish. RocksDB schedules
 //   them as a flush fills level 0, and as the release of a session's first
 //   snapshot marks the bottommost files whose deletions can be dropped; a
@@ -408,7 +411,7 @@ constexpr size_t kLogsKeptBeforeRollover = 4;
 constexpr std::string_view kLogRolloverKey = std::string_view("\0log-rollover", 13);
 constexpr auto kCompactionWaitAtClose = std::chrono::seconds(10);
 // Level 0 is merged down at a close when it holds at least 1/kLevelZeroShare
-// of the store's table file bytes (in at least two files).
+// of the store's table file bytes.
 constexpr uint64_t kLevelZeroShare = 8;
 
 size_t LogFilesIn(rocksdb::Env& env, const std::string& path) {
@@ -483,15 +486,12 @@ void WaitForCompactions(rocksdb::DB& db) {
 void MergeALargeLevelZero(rocksdb::DB& db) {
   std::vector<rocksdb::LiveFileMetaData> files;
   db.GetLiveFilesMetaData(&files);
-  uint64_t level_zero_files = 0, level_zero_bytes = 0, bytes = 0;
+  uint64_t level_zero_bytes = 0, bytes = 0;
   for (const auto& file : files) {
     bytes += file.size;
-    if (file.level == 0) {
-      ++level_zero_files;
-      level_zero_bytes += file.size;
-    }
+    if (file.level == 0) level_zero_bytes += file.size;
   }
-  if (level_zero_files < 2 || level_zero_bytes * kLevelZeroShare < bytes) return;
+  if (level_zero_bytes == 0 || level_zero_bytes * kLevelZeroShare < bytes) return;
   db.CompactRange(rocksdb::CompactRangeOptions(), nullptr, nullptr).PermitUncheckedError();
 }
 
