@@ -162,12 +162,12 @@ TEST(StoreKvDisk, ASessionThatRewroteMuchOfTheStoreLeavesItMerged) {
   const auto write_all = [&](const std::string& value) {
     auto store = OpenKvStore(options);
     WriteBatch batch;
-    for (int key = 0; key < 2000; key++) batch.Put("k" + std::to_string(key), value);
+    // More than the 4 MiB below which a session's file is left to RocksDB.
+    for (int key = 0; key < 6000; key++) batch.Put("k" + std::to_string(key), value);
     store->Write(batch);
   };
   write_all(std::string(1000, 'a'));
   EXPECT_EQ(FilesEndingIn(options.location, ".sst"), 1u);
-  EXPECT_EQ(LevelZeroFiles(options.location), 0u) << "a new store's first file stayed in level 0";
   write_all(std::string(1000, 'b'));
   EXPECT_EQ(FilesEndingIn(options.location, ".sst"), 1u) << "the rewrite was not merged";
   EXPECT_EQ(LevelZeroFiles(options.location), 0u);
@@ -180,7 +180,7 @@ TEST(StoreKvDisk, ASessionThatRewroteMuchOfTheStoreLeavesItMerged) {
   EXPECT_EQ(FilesEndingIn(options.location, ".sst"), 3u) << "small sessions' files were merged";
   EXPECT_EQ(LevelZeroFiles(options.location), 2u);
   auto store = OpenKvStore(options);
-  EXPECT_EQ(GetLatest(*store, "k1999"), std::optional<std::string>(std::string(1000, 'b')));
+  EXPECT_EQ(GetLatest(*store, "k5999"), std::optional<std::string>(std::string(1000, 'b')));
   EXPECT_EQ(GetLatest(*store, "small1"), std::optional<std::string>("v"));
 }
 
