@@ -401,22 +401,15 @@ bool FileStatsFilter::MayKeepAnyOf(const FileGroupStats& group) const {
   FileColumnStats bounds{std::nullopt, std::nullopt, group.max_null_count, group.max_value_count,
                          group.any_contains_nan};
   if (stats_read_ & (kMin | kMax)) {
-    std::vector<const Node*> compares;
-    root_->CollectComparisons(compares);
-    const bool as_text = std::all_of(compares.begin(), compares.end(),
-                                     [](const Node* node) { return !node->as_values; });
-    const bool as_integers = std::all_of(compares.begin(), compares.end(), [](const Node* node) {
-      return node->as_values && ParsedDirectly(node->constant.type());
-    });
-    if (as_text) {
+    if (group_bounds_ == GroupBounds::kText) {
       bounds.min_value = group.min_text;
       bounds.max_value = group.max_text;
-    } else if (as_integers && group.integers) {
+    } else if (group_bounds_ == GroupBounds::kIntegers && group.integers) {
       bounds.min_value = std::to_string(group.integers->first);
       bounds.max_value = std::to_string(group.integers->second);
       // A bound a comparison's type cannot hold: the files' values between
       // the bounds might not cast either, which the group's bounds do not show.
-      for (const Node* node : compares) {
+      for (const Node* node : comparisons_) {
         if (!StatAs(*bounds.min_value, *node) || !StatAs(*bounds.max_value, *node)) return true;
       }
     } else {
@@ -434,7 +427,18 @@ std::optional<FileStatsFilter> FileStatsFilter::FromTableFilter(const duckdb::Ta
 }
 
 FileStatsFilter::FileStatsFilter(std::shared_ptr<const Node> root, unsigned stats_read)
-    : root_(std::move(root)), stats_read_(stats_read) {}
+    : root_(std::move(root)), stats_read_(stats_read) {
+  if (!root_) return;
+  root_->CollectComparisons(comparisons_);
+  if (std::all_of(comparisons_.begin(), comparisons_.end(),
+                  [](const Node* node) { return !node->as_values; })) {
+    group_bounds_ = GroupBounds::kText;
+  } else if (std::all_of(comparisons_.begin(), comparisons_.end(), [](const Node* node) {
+               return node->as_values && ParsedDirectly(node->constant.type());
+             })) {
+    group_bounds_ = GroupBounds::kIntegers;
+  }
+}
 
 bool FileStatsFilter::Keeps(const FileColumnStats* stats) const {
   if (!root_ || !stats) return true;

@@ -101,8 +101,14 @@ class FileStatsFilter {
  private:
   FileStatsFilter(std::shared_ptr<const Node> root, unsigned stats_read);
 
-  std::shared_ptr<const Node> root_;  // null: no condition
-  unsigned stats_read_ = 0;           // the stats the condition reads, as bits
+  // How MayKeepAnyOf reads a group's min and max, decided once from the
+  // condition's comparisons: as text, as integers, or not at all.
+  enum class GroupBounds : uint8_t { kText, kIntegers, kUndecided };
+
+  std::shared_ptr<const Node> root_;      // null: no condition
+  unsigned stats_read_ = 0;               // the stats the condition reads, as bits
+  std::vector<const Node*> comparisons_;  // the condition's comparisons, in root_'s tree
+  GroupBounds group_bounds_ = GroupBounds::kUndecided;
 };
 
 }  // namespace moraine::ducklake_adapter

@@ -85,6 +85,16 @@ std::vector<DataFileSummary> SummarizeRowsOf(int64_t table, int64_t file, const 
   return rows;
 }
 
+// The element of `columns` (in column_id order) whose id is `column_id`, or
+// null: a summary's stats entries and a page's column bounds alike.
+template <class Columns>
+auto FindById(const Columns& columns, int64_t column_id) -> decltype(&*columns.begin()) {
+  const auto found =
+      std::lower_bound(columns.begin(), columns.end(), column_id,
+                       [](const auto& column, int64_t id) { return column.column_id() < id; });
+  return found != columns.end() && found->column_id() == column_id ? &*found : nullptr;
+}
+
 DataFileSummaryPage PageOf(const std::map<EntryOrder, DataFileSummary>& entries) {
   DataFileSummaryPage page;
   for (const auto& [order, summary] : entries) *page.add_files() = summary;
@@ -284,11 +294,7 @@ void ReadSummaryBounds(std::string_view value, DataFileSummaryBounds* bounds) {
 }
 
 const FileColumnBounds* FindColumn(const DataFileSummaryBounds& bounds, int64_t column_id) {
-  const auto& columns = bounds.columns();
-  const auto found = std::lower_bound(
-      columns.begin(), columns.end(), column_id,
-      [](const FileColumnBounds& column, int64_t id) { return column.column_id() < id; });
-  return found != columns.end() && found->column_id() == column_id ? &*found : nullptr;
+  return FindById(bounds.columns(), column_id);
 }
 
 store::KeyRange CurrentDataFileRange(int64_t table_id) {
@@ -328,12 +334,7 @@ void ReadSummaryPage(std::string_view value, DataFileSummaryPage* page) {
 
 const store::v1::FileColumnStatsEntry* FindColumn(const DataFileSummary& summary,
                                                   int64_t column_id) {
-  const auto& columns = summary.columns();
-  const auto found = std::lower_bound(columns.begin(), columns.end(), column_id,
-                                      [](const store::v1::FileColumnStatsEntry& entry, int64_t id) {
-                                        return entry.column_id() < id;
-                                      });
-  return found != columns.end() && found->column_id() == column_id ? &*found : nullptr;
+  return FindById(summary.columns(), column_id);
 }
 
 bool EveryEntryLiveAt(const DataFileSummaryBounds& bounds, int64_t snapshot) {
@@ -352,12 +353,7 @@ void SummarizeEveryFile(const store::KvSnapshot& snapshot, store::WriteBatch* ba
       batch->Delete(std::string(it->key()));
     }
   }
-  for (const auto& [key, entries] : SummarizeAll(snapshot)) {
-    WritePage(
-        key, entries, true,
-        [&](const std::string& at, std::string value) { batch->Put(at, std::move(value)); },
-        [](const std::string&) {});
-  }
+  for (const auto& [key, value] : ExpectedSummaryPages(snapshot)) batch->Put(key, value);
 }
 
 std::map<std::string, std::string> ExpectedSummaryPages(const store::KvSnapshot& snapshot) {
