@@ -2,6 +2,9 @@
 // beside it, and damaged values reported as errors rather than read or crashed on.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "store/key.h"
 #include "store/key_range.h"
 #include "store/kv_store.h"
@@ -49,15 +52,19 @@ TEST_F(StoreGuard, ACorruptValueIsAClearErrorAndChangesNothing) {
     session.Run(AttachLake());
     session.Run("CREATE TABLE lake.t (i INTEGER, name VARCHAR)");
   }
-  std::string damaged_key;
+  // The table's column row, and its head table image, which the catalog
+  // load reads instead of the rows.
+  std::vector<std::string> damaged_keys;
   {
     auto store = store::OpenKvStore({.location = Store()});
     auto view = store->GetSnapshot();
-    auto it = view->Scan(store::PrefixRange(store::Subspace::kCurrent, store::Kind::kColumn));
-    ASSERT_TRUE(it->Valid());
-    damaged_key = std::string(it->key());
     store::WriteBatch damage;
-    damage.Put(damaged_key, "not a moraine value");
+    for (const auto kind : {store::Kind::kColumn, store::Kind::kHeadTableImage}) {
+      auto it = view->Scan(store::PrefixRange(store::Subspace::kCurrent, kind));
+      ASSERT_TRUE(it->Valid());
+      damaged_keys.emplace_back(it->key());
+      damage.Put(damaged_keys.back(), "not a moraine value");
+    }
     store->Write(damage);
   }
   {
@@ -66,7 +73,9 @@ TEST_F(StoreGuard, ACorruptValueIsAClearErrorAndChangesNothing) {
     EXPECT_NE(error.find("corruption"), std::string::npos) << error;
   }
   auto store = store::OpenKvStore({.location = Store(), .read_only = true});
-  EXPECT_EQ(store::GetLatest(*store, damaged_key), "not a moraine value");
+  for (const auto& damaged_key : damaged_keys) {
+    EXPECT_EQ(store::GetLatest(*store, damaged_key), "not a moraine value");
+  }
 }
 
 TEST_F(StoreGuard, TheCatalogVersionCannotBeRewrittenThroughTheCatalogTables) {

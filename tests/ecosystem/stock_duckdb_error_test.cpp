@@ -73,10 +73,14 @@ TEST_F(StockDuckDBErrors, ACorruptValueIsAnErrorNotACrash) {
   {
     auto store = store::OpenKvStore({.location = Store()});
     auto view = store->GetSnapshot();
-    auto it = view->Scan(store::PrefixRange(store::Subspace::kCurrent, store::Kind::kColumn));
-    ASSERT_TRUE(it->Valid());
+    // The table's column row, and its head table image, which the catalog
+    // load reads instead of the rows.
     store::WriteBatch damage;
-    damage.Put(std::string(it->key()), "not a moraine value");
+    for (const auto kind : {store::Kind::kColumn, store::Kind::kHeadTableImage}) {
+      auto it = view->Scan(store::PrefixRange(store::Subspace::kCurrent, kind));
+      ASSERT_TRUE(it->Valid());
+      damage.Put(std::string(it->key()), "not a moraine value");
+    }
     store->Write(damage);
   }
   const std::string error = Error(Script("SELECT * FROM lake.t;\n"));
