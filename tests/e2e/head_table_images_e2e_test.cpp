@@ -62,6 +62,15 @@ const std::vector<std::string> kChanges = {
     "CREATE VIEW lake.vw AS SELECT id FROM lake.t",
     "COMMENT ON TABLE lake.t IS 'the t, again'",
     "ALTER TABLE lake.t DROP COLUMN st.b",
+    "ALTER TABLE lake.t RENAME COLUMN st.a TO aa",
+    "ALTER TABLE lake.t RENAME COLUMN st TO st2",
+    "ALTER TABLE lake.t ADD COLUMN deep STRUCT(x STRUCT(y INTEGER), z INTEGER)",
+    "ALTER TABLE lake.t ADD COLUMN deep.x.w VARCHAR",
+    "ALTER TABLE lake.t RENAME COLUMN deep.x TO xx",
+    "ALTER TABLE lake.t ALTER COLUMN extra SET DEFAULT 2.5",
+    "ALTER TABLE lake.t ALTER COLUMN id DROP NOT NULL",
+    "ALTER TABLE lake.t DROP COLUMN deep",
+    "ALTER TABLE lake.t ADD COLUMN l INTEGER[]",
 };
 
 const char* kShownTables =
@@ -158,7 +167,7 @@ TEST(HeadTableImages, EveryTableChangeLeavesTheImagesTheRowsMake) {
   EXPECT_TRUE(from_images == from_rows);
   ASSERT_EQ(from_rows.tables.size(), 3u);
   EXPECT_EQ(from_rows.tables[0].name, "t");
-  EXPECT_EQ(from_rows.tables[0].columns.size(), 7u);
+  EXPECT_EQ(from_rows.tables[0].columns.size(), 8u);
 }
 
 TEST(HeadTableImages, ALakeWithoutThemIsReadFromItsRowsUntilMigrated) {

@@ -30,6 +30,8 @@ struct LakeColumn {
   std::optional<std::string> default_value;
   std::string default_value_type;
   bool nulls_allowed = true;
+  // Its column_order: DuckLake orders siblings by it (ties by column id).
+  int64_t order = 0;
   std::vector<LakeColumn> children;
   std::vector<LakeTag> tags;
 

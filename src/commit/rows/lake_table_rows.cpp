@@ -14,41 +14,73 @@ int64_t Int(const Cell& cell) {
 std::string Text(const Cell& cell) { return catalog::CellAs<std::string>(cell).value_or(""); }
 bool Bool(const Cell& cell) { return std::holds_alternative<bool>(cell) && std::get<bool>(cell); }
 
-bool AddChild(std::vector<LakeColumn>& columns, int64_t parent, LakeColumn& column) {
-  for (auto& candidate : columns) {
-    if (candidate.id == parent) {
-      candidate.children.push_back(std::move(column));
-      return true;
-    }
-    if (AddChild(candidate.children, parent, column)) return true;
+const std::vector<std::string_view> kColumnColumns = {
+    "table_id",      "column_id",     "column_name",   "column_type",  "initial_default",
+    "default_value", "nulls_allowed", "parent_column", "column_order", "default_value_type"};
+
+const std::vector<std::string_view> kTableColumns = {"table_id",   "schema_id", "table_uuid",
+                                                     "table_name", "path",      "path_is_relative"};
+
+LakeColumnRow ColumnRowOf(const std::vector<size_t>& at, const Row& row,
+                          const LakeTagMap& column_tags) {
+  LakeColumnRow entry;
+  entry.table_id = Int(row[at[0]]);
+  LakeColumn& column = entry.column;
+  column.id = Int(row[at[1]]);
+  column.name = Text(row[at[2]]);
+  column.type = Text(row[at[3]]);
+  column.initial_default = catalog::CellAs<std::string>(row[at[4]]);
+  column.default_value = catalog::CellAs<std::string>(row[at[5]]);
+  if (column.default_value == "NULL") column.default_value.reset();
+  column.nulls_allowed = Bool(row[at[6]]);
+  entry.parent = catalog::CellAs<int64_t>(row[at[7]]);
+  column.order = Int(row[at[8]]);
+  column.default_value_type = Text(row[at[9]]);
+  if (auto tags = column_tags.find({entry.table_id, column.id}); tags != column_tags.end()) {
+    column.tags = tags->second;
   }
-  return false;
+  return entry;
 }
 
-struct ColumnRow {
-  std::optional<int64_t> parent;
-  int64_t order = 0;
-  LakeColumn column;
-};
+void ReadTableRowFields(const std::vector<size_t>& at, const Row& row, LakeTable& table) {
+  table.id = Int(row[at[0]]);
+  table.schema_id = Int(row[at[1]]);
+  table.uuid = Text(row[at[2]]);
+  table.name = Text(row[at[3]]);
+  table.stored_path = catalog::CellAs<std::string>(row[at[4]]);
+  table.path_is_relative = Bool(row[at[5]]);
+}
 
-// Nests `entries` (one table's live column rows) as DuckLake does: ORDER BY
-// parent_column NULLS FIRST, column_order, each child under its parent.
-// Returns the refusal DuckLake gives when a parent is missing.
-std::optional<std::string> NestColumns(std::vector<ColumnRow>& entries, LakeTable& table) {
-  std::stable_sort(entries.begin(), entries.end(), [](const ColumnRow& a, const ColumnRow& b) {
-    if (a.parent.has_value() != b.parent.has_value()) return !a.parent.has_value();
-    if (a.parent && *a.parent != *b.parent) return *a.parent < *b.parent;
-    return a.order < b.order;
-  });
+std::vector<LakeColumn>* ChildrenOf(std::vector<LakeColumn>& columns, int64_t parent) {
+  for (auto& candidate : columns) {
+    if (candidate.id == parent) return &candidate.children;
+    if (auto* found = ChildrenOf(candidate.children, parent)) return found;
+  }
+  return nullptr;
+}
+
+// Nests `entries` (one table's live column rows, in column id order) as
+// DuckLake does: ORDER BY parent_column NULLS FIRST, column_order, each child
+// under its parent. Returns the refusal DuckLake gives when a parent is
+// missing.
+std::optional<std::string> NestColumns(std::vector<LakeColumnRow>& entries, LakeTable& table) {
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const LakeColumnRow& a, const LakeColumnRow& b) {
+                     if (a.parent.has_value() != b.parent.has_value()) return !a.parent.has_value();
+                     if (a.parent && *a.parent != *b.parent) return *a.parent < *b.parent;
+                     return a.column.order < b.column.order;
+                   });
   for (auto& entry : entries) {
     if (!entry.parent) {
       table.columns.push_back(std::move(entry.column));
       continue;
     }
-    const std::string name = entry.column.name;
-    if (!AddChild(table.columns, *entry.parent, entry.column)) {
-      return "Failed to load DuckLake - Could not find parent column for column " + name;
+    auto* siblings = ChildrenOf(table.columns, *entry.parent);
+    if (!siblings) {
+      return "Failed to load DuckLake - Could not find parent column for column " +
+             entry.column.name;
     }
+    siblings->push_back(std::move(entry.column));
   }
   return std::nullopt;
 }
@@ -74,6 +106,55 @@ LakeTagMap ReadLakeTags(RowTransaction& rows, std::string_view table, bool per_c
   return tags;
 }
 
+void ForEachLakeColumnRow(RowTransaction& rows, int64_t snapshot, bool at_head,
+                          const LakeTagMap& column_tags, std::optional<int64_t> table_id,
+                          std::optional<int64_t> column_id,
+                          const std::function<void(LakeColumnRow)>& visit) {
+  TableRows column_rows(rows, "ducklake_column", kColumnColumns);
+  const auto each = [&](const std::vector<size_t>& at, const Row& row) {
+    visit(ColumnRowOf(at, row, column_tags));
+  };
+  if (table_id && column_id) {
+    column_rows.ForEachLiveWithin(snapshot, at_head, *table_id, 1, *column_id, *column_id, each);
+  } else {
+    column_rows.ForEachLive(snapshot, at_head, each, table_id);
+  }
+}
+
+bool PlaceColumn(std::vector<LakeColumn>& columns, LakeColumnRow row) {
+  auto* siblings = row.parent ? ChildrenOf(columns, *row.parent) : &columns;
+  if (!siblings) return false;
+  const auto after = [&](const LakeColumn& sibling) {
+    return sibling.order > row.column.order ||
+           (sibling.order == row.column.order && sibling.id > row.column.id);
+  };
+  siblings->insert(std::find_if(siblings->begin(), siblings->end(), after), std::move(row.column));
+  return true;
+}
+
+bool ReadLakeTableRow(RowTransaction& rows, int64_t snapshot, bool at_head, int64_t table_id,
+                      LakeTable& table) {
+  bool found = false;
+  TableRows(rows, "ducklake_table", kTableColumns)
+      .ForEachLive(
+          snapshot, at_head,
+          [&](const std::vector<size_t>& at, const Row& row) {
+            ReadTableRowFields(at, row, table);
+            found = true;
+          },
+          table_id);
+  return found;
+}
+
+std::vector<LakeInlinedTable> ReadLakeInlinedTables(RowTransaction& rows, int64_t table_id) {
+  std::vector<LakeInlinedTable> inlined;
+  TableRows(rows, "ducklake_inlined_data_tables", {"table_id", "table_name", "schema_version"})
+      .ForEachWithKey(table_id, [&](const std::vector<size_t>& at, const Row& row) {
+        inlined.push_back({Text(row[at[1]]), Int(row[at[2]])});
+      });
+  return inlined;
+}
+
 std::vector<LakeTableLoad> ReadLakeTableLoads(RowTransaction& rows, int64_t snapshot, bool at_head,
                                               const LakeTagMap& table_tags,
                                               std::optional<int64_t> only) {
@@ -88,46 +169,17 @@ std::vector<LakeTableLoad> ReadLakeTableLoads(RowTransaction& rows, int64_t snap
           },
           only);
 
-  std::map<int64_t, std::vector<ColumnRow>> columns;  // by table
-  TableRows column_rows(
-      rows, "ducklake_column",
-      {"table_id", "column_id", "column_name", "column_type", "initial_default", "default_value",
-       "nulls_allowed", "parent_column", "column_order", "default_value_type"});
-  column_rows.ForEachLive(
-      snapshot, at_head,
-      [&](const std::vector<size_t>& at, const Row& row) {
-        ColumnRow entry;
-        entry.column.id = Int(row[at[1]]);
-        entry.column.name = Text(row[at[2]]);
-        entry.column.type = Text(row[at[3]]);
-        entry.column.initial_default = catalog::CellAs<std::string>(row[at[4]]);
-        entry.column.default_value = catalog::CellAs<std::string>(row[at[5]]);
-        if (entry.column.default_value == "NULL") entry.column.default_value.reset();
-        entry.column.nulls_allowed = Bool(row[at[6]]);
-        entry.parent = catalog::CellAs<int64_t>(row[at[7]]);
-        entry.order = Int(row[at[8]]);
-        entry.column.default_value_type = Text(row[at[9]]);
-        const int64_t table_id = Int(row[at[0]]);
-        if (auto tags = column_tags.find({table_id, entry.column.id}); tags != column_tags.end()) {
-          entry.column.tags = tags->second;
-        }
-        columns[table_id].push_back(std::move(entry));
-      },
-      only);
+  std::map<int64_t, std::vector<LakeColumnRow>> columns;  // by table
+  ForEachLakeColumnRow(rows, snapshot, at_head, column_tags, only, std::nullopt,
+                       [&](LakeColumnRow row) { columns[row.table_id].push_back(std::move(row)); });
 
   std::vector<LakeTableLoad> loads;
-  TableRows(rows, "ducklake_table",
-            {"table_id", "schema_id", "table_uuid", "table_name", "path", "path_is_relative"})
+  TableRows(rows, "ducklake_table", kTableColumns)
       .ForEachLive(
           snapshot, at_head,
           [&](const std::vector<size_t>& at, const Row& row) {
             LakeTable& table = loads.emplace_back().table;
-            table.id = Int(row[at[0]]);
-            table.schema_id = Int(row[at[1]]);
-            table.uuid = Text(row[at[2]]);
-            table.name = Text(row[at[3]]);
-            table.stored_path = catalog::CellAs<std::string>(row[at[4]]);
-            table.path_is_relative = Bool(row[at[5]]);
+            ReadTableRowFields(at, row, table);
             if (auto tags = table_tags.find({table.id, 0}); tags != table_tags.end()) {
               table.tags = tags->second;
             }
@@ -145,6 +197,7 @@ std::vector<LakeTableLoad> ReadLakeTableLoads(RowTransaction& rows, int64_t snap
     std::sort(loads.begin(), loads.end(), by_id);
   }
 
+  TableRows column_rows(rows, "ducklake_column", kColumnColumns);
   for (auto& load : loads) {
     auto found = columns.find(load.table.id);
     if (found == columns.end()) {
