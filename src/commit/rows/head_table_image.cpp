@@ -192,16 +192,17 @@ std::optional<LakeTableLoad> Advanced(RowTransaction& rows, int64_t snapshot, in
       return std::nullopt;
     }
   }
-  // Parents before children: a changed column is placed once its parent is.
+  // Parents before children: a changed column is placed once its parent is,
+  // then the children it kept under it.
   while (!changed.empty()) {
     const size_t before = changed.size();
     std::erase_if(changed, [&](LakeColumnRow& row) {
       const int64_t id = row.column.id;
       if (!PlaceColumn(table.columns, std::move(row))) return false;
       if (auto kept = kept_children.find(id); kept != kept_children.end()) {
+        // Under the parent just placed: placing them cannot fail.
         for (auto& child : kept->second) {
-          const int64_t parent = id;
-          if (!PlaceColumn(table.columns, {table_id, parent, std::move(child)})) return true;
+          PlaceColumn(table.columns, {table_id, id, std::move(child)});
         }
       }
       return true;
