@@ -84,7 +84,6 @@ enum class Kind : uint8_t {
   // Derived: the summaries of a table's data files, 64 ids a page.
   kDataFileSummary = 0x3D,        // (table_id, data_file_id / 64): a page
   kDataFileSummaryBounds = 0x3E,  // (table_id, data_file_id / 64): a page's bounds
-  kHeadTableImage = 0x3F,         // (table_id): the table as DuckLake loads it at the head
 
   // schema_version subspace.
   kSchemaVersion = 0x40,  // (table_id, begin_snapshot)
@@ -116,7 +115,7 @@ struct KindInfo {
   bool versioned;     // ended versions move to history (arity + 1 there)
 };
 
-inline constexpr std::array<KindInfo, 48> kKindTable = {{
+inline constexpr std::array<KindInfo, 47> kKindTable = {{
     {Kind::kFormat, "format", Subspace::kSystem, 0, false, false},
     {Kind::kHead, "head", Subspace::kSystem, 0, false, false},
     {Kind::kMigration, "migration", Subspace::kSystem, 0, false, false},
@@ -157,7 +156,6 @@ inline constexpr std::array<KindInfo, 48> kKindTable = {{
     {Kind::kTableColumnStatsSet, "table_column_stats_set", Subspace::kCurrent, 1, true, false},
     {Kind::kDataFileSummary, "data_file_summary", Subspace::kCurrent, 2, true, false},
     {Kind::kDataFileSummaryBounds, "data_file_summary_bounds", Subspace::kCurrent, 2, true, false},
-    {Kind::kHeadTableImage, "head_table_image", Subspace::kCurrent, 1, true, false},
     {Kind::kSchemaVersion, "schema_version", Subspace::kSchemaVersion, 2, true, false},
     {Kind::kInlinedRow, "inlined_row", Subspace::kInlineData, 4, true, false},
     {Kind::kInlinedTableShape, "inlined_table_shape", Subspace::kInlineData, 2, true, false},

@@ -67,8 +67,6 @@ const google::protobuf::Message& RecordPrototype(Kind kind) {
       return v1::DataFileSummaryPage::default_instance();
     case Kind::kDataFileSummaryBounds:
       return v1::DataFileSummaryBounds::default_instance();
-    case Kind::kHeadTableImage:
-      return v1::HeadTableImage::default_instance();
     case Kind::kInlinedBatchSummary:
       return v1::InlinedBatchSummaryPage::default_instance();
     case Kind::kInlinedTableShape:

@@ -17,10 +17,8 @@
 #include "catalog/row_mapping.h"
 #include "commit/lake/store_records.h"
 #include "commit/rows/data_file_summary.h"
-#include "commit/rows/head_table_image.h"
 #include "commit/rows/inlined_batch_summary.h"
 #include "commit/rows/inlined_row_batch.h"
-#include "commit/rows/row_transaction.h"
 #include "commit/tags/protected_tag.h"
 #include "store/error.h"
 #include "store/key.h"
@@ -131,7 +129,6 @@ class Verifier {
     CheckInlined();
     CheckBatchSummaries();
     CheckFileSummaries();
-    CheckHeadTableImages();
     CheckFormatAndCatalogVersion();
     CheckProtectedTags();
     return std::move(report_);
@@ -254,9 +251,6 @@ class Verifier {
       case Kind::kDataFileSummary:
       case Kind::kDataFileSummaryBounds:
         stored_file_pages_.emplace(key.Encode(), store::FrameValue(key.kind(), *record));
-        break;
-      case Kind::kHeadTableImage:
-        stored_table_images_.emplace(key.Encode(), store::FrameValue(key.kind(), *record));
         break;
       case Kind::kInlinedBatchSummary: {
         commit::inlined::SummaryPage page;
@@ -919,36 +913,6 @@ class Verifier {
     }
   }
 
-  // Where the head says every table live at it has its image, the images
-  // are exactly what the tables' rows make of them (else they are not read).
-  void CheckHeadTableImages() {
-    if (!head_->head_table_images()) return;
-    std::map<std::string, std::string> expected;
-    try {
-      expected = commit::ExpectedHeadTableImages(*commit::ReadOnlyRowTransaction(snapshot_));
-    } catch (const store::Error&) {
-      // Only a row that does not decode stops the images being made (a
-      // catalog DuckLake refuses is kept in them); the value check reports
-      // that row at its key.
-      return;
-    }
-    for (const auto& [key, value] : stored_table_images_) {
-      const std::string shown = Key::Decode(key).ToString();
-      const auto found = expected.find(key);
-      if (found == expected.end()) {
-        Report("head-table-image", shown, "is the image of a table not live at the head");
-      } else if (found->second != value) {
-        Report("head-table-image", shown, "is not what the table's rows make of it");
-      }
-    }
-    for (const auto& [key, value] : expected) {
-      if (!stored_table_images_.count(key)) {
-        Report("head-table-image", Key::Decode(key).ToString(),
-               "the table live at the head has no image");
-      }
-    }
-  }
-
   // A batch's lists agree with each other, its row ids are distinct and
   // non-negative, and every column holds one cell per row.
   void CheckInlinedBatch(const Key& key, const store::v1::InlinedRowBatchRecord& batch) {
@@ -1058,7 +1022,6 @@ class Verifier {
       actual_summaries_;
   // Data file summary pages as stored: encoded key, framed value.
   std::map<std::string, std::string> stored_file_pages_;
-  std::map<std::string, std::string> stored_table_images_;  // by encoded key
   // The inlined batch with the newest begin snapshot: (snapshot, key).
   std::optional<std::pair<int64_t, std::string>> newest_batch_;
   std::set<uint64_t> delete_tables_;

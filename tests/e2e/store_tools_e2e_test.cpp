@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "commit/rows/head_table_image.h"
-#include "commit/rows/row_transaction.h"
 #include "store/key.h"
 #include "store/kv_store.h"
 #include "support/ducklake_session.h"
@@ -370,15 +368,6 @@ TEST_F(StoreTools, AnUnregisteredInlinedTableIsReportedThroughSql) {
     store::WriteBatch batch;
     batch.Delete(key);
     kv->Write(batch);
-    // As a commit that lost the registration would have left them: the
-    // head table images made of the rows it left.
-    const auto left = kv->GetSnapshot();
-    store::WriteBatch images;
-    for (const auto& [image_key, image] :
-         commit::ExpectedHeadTableImages(*commit::ReadOnlyRowTransaction(*left))) {
-      images.Put(image_key, image);
-    }
-    kv->Write(images);
   }
   test::DuckLakeSession session;
   session.Run(AttachLake(", READ_ONLY"));

@@ -10,7 +10,6 @@
 
 #include "catalog/records.h"
 #include "commit/rows/data_file_summary.h"
-#include "commit/rows/head_table_image.h"
 #include "commit/rows/inlined_batch_summary.h"
 #include "commit/rows/inlined_row_batch.h"
 #include "commit/verbs/catalog.h"
@@ -328,40 +327,6 @@ TEST_F(StoreVerify, DataFileSummariesThatDisagreeWithTheirFilesAreReported) {
   });
   report = Verify();
   EXPECT_FALSE(Has(report, "data-file-summary", bounds_key.ToString())) << Lines(report);
-}
-
-// The head says every live table has its image: a missing image, one that
-// is not what the table's rows make, and one of a dropped table are each
-// reported at their key; the image the commit wrote is clean again.
-TEST_F(StoreVerify, AHeadTableImageThatIsNotItsTablesRowsIsReported) {
-  const Key image = Key::Current(Kind::kHeadTableImage, {T()});
-  const Key dropped = Key::Current(Kind::kHeadTableImage, {static_cast<uint64_t>(dropped_table_)});
-  std::string stored;
-  Damage([&](store::KvStore& kv, store::WriteBatch& batch) {
-    stored = *store::GetLatest(kv, image.Encode());
-    batch.Delete(image.Encode());
-  });
-  EXPECT_TRUE(Has(Verify(), "head-table-image", image.ToString()));
-
-  commit::LakeTableLoad load = commit::DecodeHeadTableImage(stored);
-  ASSERT_EQ(load.table.columns.size(), 3u);
-  EXPECT_EQ(load.table.columns[1].name, "a3");
-  load.table.columns[1].name = "a2";
-  Damage([&](store::KvStore&, store::WriteBatch& batch) {
-    batch.Put(image.Encode(), commit::EncodeHeadTableImage(load));
-    load.table.id = dropped_table_;
-    batch.Put(dropped.Encode(), commit::EncodeHeadTableImage(load));
-  });
-  tools::VerifyReport report = Verify();
-  EXPECT_TRUE(Has(report, "head-table-image", image.ToString())) << Lines(report);
-  EXPECT_TRUE(Has(report, "head-table-image", dropped.ToString())) << Lines(report);
-
-  Damage([&](store::KvStore&, store::WriteBatch& batch) {
-    batch.Put(image.Encode(), stored);
-    batch.Delete(dropped.Encode());
-  });
-  report = Verify();
-  EXPECT_TRUE(report.clean()) << Lines(report);
 }
 
 TEST_F(StoreVerify, AColumnOfATableThatDoesNotExistIsReported) {

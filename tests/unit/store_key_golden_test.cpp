@@ -80,7 +80,6 @@ const std::vector<Golden> kCurrentGoldens = {
     {Kind::kDataFileSummaryBounds,
      {0x102030405060708ull, 0x2aull},
      "033e0102030405060708000000000000002a"},
-    {Kind::kHeadTableImage, {0x102030405060708ull}, "033f0102030405060708"},
     {Kind::kColumnTag, {0x102030405060708ull, 0x2aull}, "03310102030405060708000000000000002a"},
     {Kind::kFilePartitionValue,
      {0x102030405060708ull, 0x2aull, 0x3ull},

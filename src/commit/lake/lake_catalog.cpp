@@ -6,8 +6,6 @@
 #include <string_view>
 
 #include "commit/lake/ducklake_path.h"
-#include "commit/rows/head_table_image.h"
-#include "commit/rows/lake_table_rows.h"
 #include "commit/rows/table_rows.h"
 #include "store/error.h"
 
@@ -27,54 +25,167 @@ std::string Resolve(const Row& row, size_t path, size_t relative, const std::str
   return LoadedDuckLakePath(*stored, Bool(row[relative]), base, separator);
 }
 
-// The tables DuckLake's load keeps of the loads `produce` hands to its
-// argument in id order, their paths resolved against their schemas'; throws
-// DuckLake's refusals (a missing schema first, then the tables' own, in id
-// order).
-std::vector<LakeTable> ResolveTables(
-    const std::function<void(const std::function<void(LakeTableLoad)>&)>& produce,
-    const std::vector<LakeSchema>& schemas, const std::string& separator) {
-  std::map<int64_t, const LakeSchema*> schema_of;
-  for (const auto& schema : schemas) schema_of[schema.id] = &schema;
-  std::vector<LakeTable> tables;
-  std::optional<std::string> refusal;
-  produce([&](LakeTableLoad load) {
-    const auto schema = schema_of.find(load.table.schema_id);
-    if (schema == schema_of.end()) {
-      throw store::InvalidArgumentError(
-          "Failed to load DuckLake - table with id " + std::to_string(load.table.id) +
-          " references schema id " + std::to_string(load.table.schema_id) + " that does not exist");
-    }
-    if (load.refusal && !refusal) refusal = std::move(load.refusal);
-    if (refusal || load.without_live_columns) return;
-    LakeTable& table = tables.emplace_back(std::move(load.table));
-    const std::string& base = schema->second->path;
-    table.path = table.stored_path ? LoadedDuckLakePath(*table.stored_path, table.path_is_relative,
-                                                        base, separator)
-                                   : base;
-  });
-  if (refusal) throw store::InvalidArgumentError(*refusal);
-  return tables;
+// The live tags of every object (ducklake_tag, keyed by object id) or of
+// every column (ducklake_column_tag, keyed by table and column id), in scan
+// order; a tag whose value is NULL is skipped, as DuckLake skips it.
+std::map<std::pair<int64_t, int64_t>, std::vector<LakeTag>> Tags(
+    RowTransaction& rows, std::string_view table, bool per_column, int64_t snapshot, bool at_head,
+    std::optional<int64_t> only = std::nullopt) {
+  std::map<std::pair<int64_t, int64_t>, std::vector<LakeTag>> tags;
+  std::vector<std::string_view> columns =
+      per_column ? std::vector<std::string_view>{"table_id", "column_id", "key", "value"}
+                 : std::vector<std::string_view>{"object_id", "object_id", "key", "value"};
+  TableRows(rows, table, columns)
+      .ForEachLive(
+          snapshot, at_head,
+          [&](const std::vector<size_t>& at, const Row& row) {
+            const auto value = catalog::CellAs<std::string>(row[at[3]]);
+            if (!value) return;
+            tags[{Int(row[at[0]]), per_column ? Int(row[at[1]]) : 0}].push_back(
+                {Text(row[at[2]]), *value});
+          },
+          only);
+  return tags;
 }
 
-// The tables live at `snapshot`, from the head table images where `rows`
-// serves them, else from their rows.
+bool AddChild(std::vector<LakeColumn>& columns, int64_t parent, LakeColumn& column) {
+  for (auto& candidate : columns) {
+    if (candidate.id == parent) {
+      candidate.children.push_back(std::move(column));
+      return true;
+    }
+    if (AddChild(candidate.children, parent, column)) return true;
+  }
+  return false;
+}
+
+using TagMap = std::map<std::pair<int64_t, int64_t>, std::vector<LakeTag>>;
+
+// The tables live at `snapshot` with their columns, tags and inlined data
+// tables, in id order; `only`: just the table of that id (if live).
 std::vector<LakeTable> ReadTables(RowTransaction& rows, int64_t snapshot, bool at_head,
                                   const std::string& separator,
-                                  const std::vector<LakeSchema>& schemas, const LakeTagMap& tags,
+                                  const std::vector<LakeSchema>& schemas, const TagMap& table_tags,
                                   std::optional<int64_t> only) {
-  return ResolveTables(
-      [&](const std::function<void(LakeTableLoad)>& take) {
-        if (at_head && rows.VisitHeadTableImages(only, [&](std::string_view image) {
-              take(DecodeHeadTableImage(image));
-            })) {
-          return;
+  std::map<int64_t, size_t> schema_at;
+  for (size_t i = 0; i < schemas.size(); ++i) schema_at[schemas[i].id] = i;
+  const auto column_tags = Tags(rows, "ducklake_column_tag", true, snapshot, at_head, only);
+
+  std::map<int64_t, std::vector<LakeInlinedTable>> inlined;
+  TableRows(rows, "ducklake_inlined_data_tables", {"table_id", "table_name", "schema_version"})
+      .ForEachLive(
+          snapshot, false,
+          [&](const std::vector<size_t>& at, const Row& row) {
+            inlined[Int(row[at[0]])].push_back({Text(row[at[1]]), Int(row[at[2]])});
+          },
+          only);
+
+  struct ColumnRow {
+    std::optional<int64_t> parent;
+    int64_t order = 0;
+    LakeColumn column;
+  };
+  std::map<int64_t, std::vector<ColumnRow>> columns;  // by table
+  TableRows column_rows(
+      rows, "ducklake_column",
+      {"table_id", "column_id", "column_name", "column_type", "initial_default", "default_value",
+       "nulls_allowed", "parent_column", "column_order", "default_value_type"});
+  column_rows.ForEachLive(
+      snapshot, at_head,
+      [&](const std::vector<size_t>& at, const Row& row) {
+        ColumnRow entry;
+        entry.column.id = Int(row[at[1]]);
+        entry.column.name = Text(row[at[2]]);
+        entry.column.type = Text(row[at[3]]);
+        entry.column.initial_default = catalog::CellAs<std::string>(row[at[4]]);
+        entry.column.default_value = catalog::CellAs<std::string>(row[at[5]]);
+        if (entry.column.default_value == "NULL") entry.column.default_value.reset();
+        entry.column.nulls_allowed = Bool(row[at[6]]);
+        entry.parent = catalog::CellAs<int64_t>(row[at[7]]);
+        entry.order = Int(row[at[8]]);
+        entry.column.default_value_type = Text(row[at[9]]);
+        const int64_t table_id = Int(row[at[0]]);
+        if (auto tags = column_tags.find({table_id, entry.column.id}); tags != column_tags.end()) {
+          entry.column.tags = tags->second;
         }
-        for (auto& load : ReadLakeTableLoads(rows, snapshot, at_head, tags, only)) {
-          take(std::move(load));
-        }
+        columns[table_id].push_back(std::move(entry));
       },
-      schemas, separator);
+      only);
+
+  std::vector<LakeTable> tables;
+  std::map<int64_t, Row> table_rows;
+  TableRows(rows, "ducklake_table",
+            {"table_id", "schema_id", "table_uuid", "table_name", "path", "path_is_relative"})
+      .ForEachLive(
+          snapshot, at_head,
+          [&](const std::vector<size_t>& at, const Row& row) {
+            LakeTable table;
+            table.id = Int(row[at[0]]);
+            table.schema_id = Int(row[at[1]]);
+            table.uuid = Text(row[at[2]]);
+            table.name = Text(row[at[3]]);
+            auto schema = schema_at.find(table.schema_id);
+            if (schema == schema_at.end()) {
+              throw store::InvalidArgumentError(
+                  "Failed to load DuckLake - table with id " + std::to_string(table.id) +
+                  " references schema id " + std::to_string(table.schema_id) +
+                  " that does not exist");
+            }
+            table.path = Resolve(row, at[4], at[5], schemas[schema->second].path, separator);
+            table.stored_path = catalog::CellAs<std::string>(row[at[4]]);
+            table.path_is_relative = Bool(row[at[5]]);
+            if (auto tags = table_tags.find({table.id, 0}); tags != table_tags.end()) {
+              table.tags = tags->second;
+            }
+            if (auto found = inlined.find(table.id); found != inlined.end()) {
+              table.inlined_data_tables = found->second;
+            }
+            tables.push_back(std::move(table));
+          },
+          only);
+  // Rows come in the order they were written: id order until a table is
+  // altered after a later one was created. Sorted only then.
+  const auto by_id = [](const LakeTable& a, const LakeTable& b) { return a.id < b.id; };
+  if (!std::is_sorted(tables.begin(), tables.end(), by_id)) {
+    std::sort(tables.begin(), tables.end(), by_id);
+  }
+
+  std::vector<LakeTable> loaded;
+  loaded.reserve(tables.size());
+  for (auto& table : tables) {
+    auto found = columns.find(table.id);
+    if (found == columns.end()) {
+      // A table none of whose column versions is live drops out of DuckLake's
+      // join; one with no column rows at all is refused. Rare: looked up by
+      // key only then.
+      bool has_column_rows = false;
+      column_rows.ForEachWithKey(
+          table.id, [&](const std::vector<size_t>&, const Row&) { has_column_rows = true; });
+      if (has_column_rows) continue;
+      throw store::InvalidArgumentError("Failed to load DuckLake - Table entry \"" + table.name +
+                                        "\" does not have any columns");
+    }
+    auto& entries = found->second;
+    // ORDER BY parent_column NULLS FIRST, column_order
+    std::stable_sort(entries.begin(), entries.end(), [](const ColumnRow& a, const ColumnRow& b) {
+      if (a.parent.has_value() != b.parent.has_value()) return !a.parent.has_value();
+      if (a.parent && *a.parent != *b.parent) return *a.parent < *b.parent;
+      return a.order < b.order;
+    });
+    for (auto& entry : entries) {
+      if (!entry.parent) {
+        table.columns.push_back(std::move(entry.column));
+        continue;
+      }
+      const std::string name = entry.column.name;
+      if (!AddChild(table.columns, *entry.parent, entry.column)) {
+        throw store::InvalidArgumentError(
+            "Failed to load DuckLake - Could not find parent column for column " + name);
+      }
+    }
+    loaded.push_back(std::move(table));
+  }
+  return loaded;
 }
 
 // Partitions and sorts: a key table joined with its fields by id, ordered
@@ -178,7 +289,7 @@ std::vector<LakeSchema> ReadSchemas(RowTransaction& rows, int64_t snapshot, bool
 
 // The views, whether one has no alias list, and whether a macro is live.
 void ReadViewsAndMacros(RowTransaction& rows, int64_t snapshot, bool at_head,
-                        const LakeTagMap& object_tags, LakeCatalog& catalog) {
+                        const TagMap& object_tags, LakeCatalog& catalog) {
   catalog.views.clear();
   catalog.views_need_sql = false;
   TableRows(rows, "ducklake_view",
@@ -218,7 +329,7 @@ LakeCatalog ReadLakeCatalog(RowTransaction& rows, int64_t snapshot_id, const std
   const bool at_head = head && head->snapshot_id == snapshot_id;
   LakeCatalog catalog;
   catalog.schemas = ReadSchemas(rows, snapshot_id, at_head, data_path, separator);
-  const auto object_tags = ReadLakeTags(rows, "ducklake_tag", false, snapshot_id, at_head);
+  const auto object_tags = Tags(rows, "ducklake_tag", false, snapshot_id, at_head);
   catalog.tables =
       ReadTables(rows, snapshot_id, at_head, separator, catalog.schemas, object_tags, std::nullopt);
   ReadViewsAndMacros(rows, snapshot_id, at_head, object_tags, catalog);
@@ -229,8 +340,7 @@ LakeCatalog ReadLakeCatalog(RowTransaction& rows, int64_t snapshot_id, const std
 
 void RereadLakeTable(RowTransaction& rows, int64_t head_snapshot_id, const std::string& separator,
                      int64_t table_id, LakeCatalog& catalog) {
-  const auto object_tags =
-      ReadLakeTags(rows, "ducklake_tag", false, head_snapshot_id, true, table_id);
+  const auto object_tags = Tags(rows, "ducklake_tag", false, head_snapshot_id, true, table_id);
   const auto table_of = [](const LakeTable& table) { return table.id; };
   const auto key_of = [](const LakeKey& key) { return key.table_id; };
   ReplaceTableItems(
@@ -244,7 +354,7 @@ void RereadLakeTable(RowTransaction& rows, int64_t head_snapshot_id, const std::
 }
 
 void RereadLakeViews(RowTransaction& rows, int64_t head_snapshot_id, LakeCatalog& catalog) {
-  const auto object_tags = ReadLakeTags(rows, "ducklake_tag", false, head_snapshot_id, true);
+  const auto object_tags = Tags(rows, "ducklake_tag", false, head_snapshot_id, true);
   ReadViewsAndMacros(rows, head_snapshot_id, true, object_tags, catalog);
 }
 

@@ -24,10 +24,27 @@
 #include <string>
 #include <vector>
 
-#include "commit/rows/lake_table.h"
 #include "commit/rows/row_transaction.h"
 
 namespace moraine::commit {
+
+struct LakeTag {
+  std::string key;
+  std::string value;
+};
+
+struct LakeColumn {
+  int64_t id = 0;
+  std::string name;
+  std::string type;
+  std::optional<std::string> initial_default;
+  // nullopt: NULL or the text "NULL" (DuckLake reads both as no default).
+  std::optional<std::string> default_value;
+  std::string default_value_type;
+  bool nulls_allowed = true;
+  std::vector<LakeColumn> children;
+  std::vector<LakeTag> tags;
+};
 
 struct LakeSchema {
   int64_t id = 0;
@@ -37,8 +54,25 @@ struct LakeSchema {
   // As stored: nullopt when the schema keeps the lake's data path.
   std::optional<std::string> stored_path;
   bool path_is_relative = false;
+};
 
-  bool operator==(const LakeSchema&) const = default;
+struct LakeInlinedTable {
+  std::string name;
+  int64_t schema_version = 0;
+};
+
+struct LakeTable {
+  int64_t id = 0;
+  int64_t schema_id = 0;
+  std::string uuid;
+  std::string name;
+  std::string path;  // resolved against its schema's path
+  // As stored: nullopt when the table keeps its schema's path.
+  std::optional<std::string> stored_path;
+  bool path_is_relative = false;
+  std::vector<LakeColumn> columns;
+  std::vector<LakeTag> tags;
+  std::vector<LakeInlinedTable> inlined_data_tables;
 };
 
 struct LakeView {
@@ -50,8 +84,6 @@ struct LakeView {
   std::string column_aliases;  // as stored: DuckLake's quoted list
   std::string sql;
   std::vector<LakeTag> tags;
-
-  bool operator==(const LakeView&) const = default;
 };
 
 struct LakeKeyField {
@@ -62,8 +94,6 @@ struct LakeKeyField {
   std::string dialect;     // sorts
   bool descending = false;
   bool nulls_first = false;
-
-  bool operator==(const LakeKeyField&) const = default;
 };
 
 // A partition or a sort of one table: DuckLake groups the key fields of
@@ -72,8 +102,6 @@ struct LakeKey {
   int64_t id = 0;
   int64_t table_id = 0;
   std::vector<LakeKeyField> fields;
-
-  bool operator==(const LakeKey&) const = default;
 };
 
 struct LakeCatalog {
@@ -86,8 +114,6 @@ struct LakeCatalog {
   bool has_macros = false;      // a live macro
   // Whether the catalog holds what moraine leaves to DuckLake's SQL.
   bool needs_sql() const { return views_need_sql || has_macros; }
-
-  bool operator==(const LakeCatalog&) const = default;
 };
 
 // The catalog at `snapshot_id` as `rows` sees it. `data_path` and

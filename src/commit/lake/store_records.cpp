@@ -25,7 +25,6 @@ std::string EncodeHead(int64_t snapshot_id, uint64_t batch_count,
   if (summaries.inlined_batches) head.set_inlined_batch_summaries(true);
   if (summaries.data_files) head.set_data_file_summaries(true);
   if (summaries.data_file_bounds) head.set_data_file_summary_bounds(true);
-  if (summaries.head_table_images) head.set_head_table_images(true);
   return store::FrameValue(Kind::kHead, head);
 }
 

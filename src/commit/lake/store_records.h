@@ -27,10 +27,9 @@ const std::string& HeadKey();
 // snapshot; `summaries` says which derived summaries the lake keeps whole
 // (records.proto).
 struct KeptSummaries {
-  bool inlined_batches = false;    // HeadRecord.inlined_batch_summaries
-  bool data_files = false;         // HeadRecord.data_file_summaries
-  bool data_file_bounds = false;   // HeadRecord.data_file_summary_bounds
-  bool head_table_images = false;  // HeadRecord.head_table_images
+  bool inlined_batches = false;   // HeadRecord.inlined_batch_summaries
+  bool data_files = false;        // HeadRecord.data_file_summaries
+  bool data_file_bounds = false;  // HeadRecord.data_file_summary_bounds
 };
 std::string EncodeHead(int64_t snapshot_id, uint64_t batch_count,
                        const store::v1::HeadCounters* newest_counters = nullptr,

@@ -1,7 +1,6 @@
 #include "commit/migrations/store_format.h"
 
 #include "commit/rows/data_file_summary.h"
-#include "commit/rows/head_table_image.h"
 #include "commit/rows/inlined_batch_summary.h"
 
 #include "commit/lake/store_records.h"
@@ -77,9 +76,8 @@ void RequireCurrentStoreFormat(store::KvStore& store) {
 namespace {
 
 // Writes the summaries the lake's head does not say it keeps (of every
-// inlined row batch of `store`, of this build's format, of every data file
-// row, with their pages' bounds, and the image of every table live at the
-// head) and a head that says it keeps them all;
+// inlined row batch of `store`, of this build's format, and of every data
+// file row, with their pages' bounds) and a head that says it keeps them all;
 // whether it wrote any. One
 // batch conditional on the head, as the format's.
 bool WriteMissingSummaries(store::KvStore& store, const std::string& location) {
@@ -90,32 +88,19 @@ bool WriteMissingSummaries(store::KvStore& store, const std::string& location) {
   store::UnframeValue(store::Kind::kHead, *head, &head_record);
   const bool files_summarized =
       head_record.data_file_summaries() && head_record.data_file_summary_bounds();
-  if (head_record.inlined_batch_summaries() && files_summarized &&
-      head_record.head_table_images()) {
-    return false;
-  }
+  if (head_record.inlined_batch_summaries() && files_summarized) return false;
   store::WriteBatch batch;
   if (!head_record.inlined_batch_summaries()) inlined::SummarizeEveryBatch(*snapshot, &batch);
   if (!files_summarized) files::SummarizeEveryFile(*snapshot, &batch);
-  if (!head_record.head_table_images()) {
-    for (auto it = snapshot->Scan(HeadTableImagesRange()); it->Valid(); it->Next()) {
-      batch.Delete(std::string(it->key()));
-    }
-    for (const auto& [key, value] : ExpectedHeadTableImages(*ReadOnlyRowTransaction(*snapshot))) {
-      batch.Put(key, value);
-    }
-  }
   batch.Put(
       HeadKey(),
-      EncodeHead(static_cast<int64_t>(head_record.snapshot_id()), head_record.batch_count() + 1,
-                 head_record.has_newest_counters() ? &head_record.newest_counters() : nullptr,
-                 head_record.has_inlined_batches_through()
-                     ? std::optional<int64_t>(head_record.inlined_batches_through())
-                     : std::nullopt,
-                 KeptSummaries{.inlined_batches = true,
-                               .data_files = true,
-                               .data_file_bounds = true,
-                               .head_table_images = true}));
+      EncodeHead(
+          static_cast<int64_t>(head_record.snapshot_id()), head_record.batch_count() + 1,
+          head_record.has_newest_counters() ? &head_record.newest_counters() : nullptr,
+          head_record.has_inlined_batches_through()
+              ? std::optional<int64_t>(head_record.inlined_batches_through())
+              : std::nullopt,
+          KeptSummaries{.inlined_batches = true, .data_files = true, .data_file_bounds = true}));
   if (!store.WriteIfHeadUnchanged(HeadKey(), head, batch)) {
     throw store::ConflictError("store '" + location + "' changed during migration; retry");
   }

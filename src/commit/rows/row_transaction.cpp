@@ -15,7 +15,6 @@
 #include "commit/lake/store_records.h"
 #include "commit/rows/commit_intent.h"
 #include "commit/rows/data_file_summary.h"
-#include "commit/rows/head_table_image.h"
 #include "commit/rows/inlined_batch_summary.h"
 #include "commit/rows/inlined_tables.h"
 #include "commit/rows/snapshot_rebase.h"
@@ -27,7 +26,6 @@
 #include "commit/rows/storage/version_option.h"
 #include "commit/rows/table_rows.h"
 #include "store/error.h"
-#include "store/overlaid_snapshot.h"
 #include "store/records.pb.h"
 #include "store/value_frame.h"
 #include "util/uuid.h"
@@ -184,20 +182,6 @@ class StoreRowTransaction final : public RowTransaction {
         visit(page, batch);
       }
     });
-    return true;
-  }
-
-  bool VisitHeadTableImages(std::optional<int64_t> only,
-                            const HeadTableImageVisitor& visit) override {
-    RequireOpen();
-    staged_.FlushContainers();
-    if (!KeepsHeadTableImages() || StagesImageRows()) return false;
-    if (only) {
-      if (const auto image = view_.Get(HeadTableImageKey(*only).Encode())) visit(*image);
-      return true;
-    }
-    view_.Scan(HeadTableImagesRange(),
-               [&](std::string_view, std::string_view value) { visit(value); });
     return true;
   }
 
@@ -531,25 +515,19 @@ class StoreRowTransaction final : public RowTransaction {
 
   // Every write this transaction lands, the new head last.
   store::WriteBatch LandingBatch() {
+    // The summaries of the inlined batches and data files this commit writes
+    // land with them, where the lake keeps them
+    // (commit/rows/inlined_batch_summary.h, commit/rows/data_file_summary.h).
+    const KeptSummaries summaries{KeepsBatchSummaries(), KeepsFileSummaries(),
+                                  KeepsFileSummaries() && KeepsFileSummaryBounds()};
+    if (summaries.inlined_batches) inlined::UpdateSummaryPages(view_);
+    if (summaries.data_files) files::UpdateFileSummaryPages(view_, summaries.data_file_bounds);
+    store::WriteBatch batch;
+    view_.AppendTo(&batch);
     int64_t head_snapshot = head_value_ ? static_cast<int64_t>(head_.snapshot_id()) : -1;
     if (auto inserted = staged_.max_inserted_snapshot()) {
       head_snapshot = std::max(head_snapshot, *inserted);
     }
-    // The summaries of the inlined batches and data files this commit writes,
-    // and the images of the tables it changes, land with them, where the lake
-    // keeps them (commit/rows/inlined_batch_summary.h,
-    // commit/rows/data_file_summary.h, commit/rows/head_table_image.h).
-    const KeptSummaries summaries{KeepsBatchSummaries(), KeepsFileSummaries(),
-                                  KeepsFileSummaries() && KeepsFileSummaryBounds(),
-                                  KeepsHeadTableImages()};
-    if (summaries.inlined_batches) inlined::UpdateSummaryPages(view_);
-    if (summaries.data_files) files::UpdateFileSummaryPages(view_, summaries.data_file_bounds);
-    if (summaries.head_table_images) {
-      staged_.FlushContainers();
-      UpdateHeadTableImages(*this, view_, head_snapshot);
-    }
-    store::WriteBatch batch;
-    view_.AppendTo(&batch);
     if (!head_value_) {
       if (head_snapshot < 0) {
         throw store::InvalidArgumentError(
@@ -588,18 +566,6 @@ class StoreRowTransaction final : public RowTransaction {
   // Whether it keeps the bounds of every data file summary page, as
   // KeepsBatchSummaries.
   bool KeepsFileSummaryBounds() const { return !head_value_ || head_.data_file_summary_bounds(); }
-  // Whether it keeps the image of every table live at its head, as
-  // KeepsBatchSummaries.
-  bool KeepsHeadTableImages() const { return !head_value_ || head_.head_table_images(); }
-  // Whether this transaction stages a change to a row a head table image is
-  // made of.
-  bool StagesImageRows() const {
-    for (const Kind kind :
-         {Kind::kTable, Kind::kColumn, Kind::kTag, Kind::kColumnTag, Kind::kInlinedDataTable}) {
-      if (view_.StagesAnyIn(store::PrefixRange(store::Subspace::kCurrent, kind))) return true;
-    }
-    return false;
-  }
 
   // The bound on inlined batches' begin snapshots the head this transaction
   // lands carries: the base head's, raised past every batch it stages;
@@ -1097,17 +1063,6 @@ class StoreRowTransaction final : public RowTransaction {
 std::unique_ptr<RowTransaction> BeginRowTransaction(const CommitStore& store,
                                                     catalog::CatalogVersion shape) {
   return std::make_unique<StoreRowTransaction>(store, shape);
-}
-
-std::unique_ptr<RowTransaction> ReadOnlyRowTransaction(const store::KvSnapshot& snapshot,
-                                                       catalog::CatalogVersion shape) {
-  // Borrowed through an empty overlay: the transaction owns its view's
-  // snapshot, and this one must not.
-  auto borrowed = std::make_unique<store::OverlaidSnapshot>(
-      std::shared_ptr<const store::KvSnapshot>(&snapshot, [](const store::KvSnapshot*) {}),
-      store::WriteBatch());
-  return std::make_unique<StoreRowTransaction>(CommitStore(std::shared_ptr<store::KvStore>()),
-                                               shape, std::move(borrowed));
 }
 
 std::optional<ReplayedCommit> ReplayCommitIntent(std::unique_ptr<store::KvSnapshot> view,

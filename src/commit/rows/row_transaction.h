@@ -260,16 +260,6 @@ class RowTransaction {
                                   const std::vector<int64_t>& begin_snapshots,
                                   const InlinedBatchVisitor& visit) = 0;
 
-  // --- Head table images (commit/rows/head_table_image.h) ---
-  // Visits the framed head table image of every table live at the head, in
-  // table id order (`only`: of that table, if live). Returns false, visiting
-  // nothing, unless the lake keeps them (its head says so) and this
-  // transaction stages no change to any row an image is made of: then the
-  // rows are to be read.
-  using HeadTableImageVisitor = std::function<void(std::string_view image)>;
-  virtual bool VisitHeadTableImages(std::optional<int64_t> only,
-                                    const HeadTableImageVisitor& visit) = 0;
-
   // --- Data file summaries (commit/rows/data_file_summary.h) ---
   // Visits the summary of every ducklake_data_file row of table `table_id`,
   // live or not, in (data_file_id, end_snapshot) order, except those of
@@ -373,11 +363,5 @@ class RowTransaction {
 // tables in the shape of catalog version `shape` (chosen once per attach).
 std::unique_ptr<RowTransaction> BeginRowTransaction(
     const CommitStore& store, catalog::CatalogVersion shape = catalog::CatalogVersion::kV1_0);
-// A transaction that reads `snapshot` (borrowed: it must outlive the
-// transaction) and lands nothing: for tools that check a store's records
-// against what its rows make of them.
-std::unique_ptr<RowTransaction> ReadOnlyRowTransaction(
-    const store::KvSnapshot& snapshot,
-    catalog::CatalogVersion shape = catalog::CatalogVersion::kV1_0);
 
 }  // namespace moraine::commit
