@@ -33,8 +33,18 @@ MoraineTransaction::OpenRows* MoraineTransaction::FindLocked(const CatalogStore&
 MoraineTransaction::OpenRows& MoraineTransaction::RowsLocked(const CatalogStore& where) {
   if (auto* open = FindLocked(where)) return *open;
   // Begun lazily: DuckDB starts a transaction on every attached catalog a
-  // statement touches, and most never read a row.
-  open_.push_back({where, commit::BeginRowTransaction(where.store, where.shape), false});
+  // statement touches, and most never read a row. A retry of a commit loop
+  // that holds the process's commit turn begins at the newest landed head:
+  // it commits next, and on the durable head it would lose its race to a
+  // commit whose sync still runs, spending DuckLake's retries (which the
+  // loop runs without a wait) within that one sync.
+  const auto client = context.lock();
+  const bool retrying = client && CommitLoopState::Of(*client).holds_turn();
+  open_.push_back({where,
+                   commit::BeginRowTransaction(
+                       where.store, where.shape,
+                       retrying ? commit::BeginAt::kLandedHead : commit::BeginAt::kDurableHead),
+                   false});
   return open_.back();
 }
 

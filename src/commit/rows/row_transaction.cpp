@@ -1061,8 +1061,8 @@ class StoreRowTransaction final : public RowTransaction {
 }  // namespace
 
 std::unique_ptr<RowTransaction> BeginRowTransaction(const CommitStore& store,
-                                                    catalog::CatalogVersion shape) {
-  return std::make_unique<StoreRowTransaction>(store, shape);
+                                                    catalog::CatalogVersion shape, BeginAt at) {
+  return std::make_unique<StoreRowTransaction>(store, shape, at == BeginAt::kLandedHead);
 }
 
 std::optional<ReplayedCommit> ReplayCommitIntent(std::unique_ptr<store::KvSnapshot> view,

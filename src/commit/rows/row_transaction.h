@@ -359,9 +359,22 @@ class RowTransaction {
   virtual void Rollback() = 0;
 };
 
+// Which head a transaction begins at.
+enum class BeginAt {
+  // The newest durable head (KvStore::GetSnapshot): what it reads survives a
+  // crash. Every transaction but the one below.
+  kDurableHead,
+  // The newest landed head, durable or not (KvStore::GetSnapshotForCommit):
+  // only for a transaction that commits after it, whose own sync covers
+  // those batches; begun on the durable head, it would lose its race to
+  // every commit whose sync is still running.
+  kLandedHead,
+};
+
 // Begins a transaction on `store` at its current head, serving the fixed
 // tables in the shape of catalog version `shape` (chosen once per attach).
 std::unique_ptr<RowTransaction> BeginRowTransaction(
-    const CommitStore& store, catalog::CatalogVersion shape = catalog::CatalogVersion::kV1_0);
+    const CommitStore& store, catalog::CatalogVersion shape = catalog::CatalogVersion::kV1_0,
+    BeginAt at = BeginAt::kDurableHead);
 
 }  // namespace moraine::commit
