@@ -7,7 +7,11 @@
 //     rebased landed (MoraineTransaction::Commit records it; the loop then
 //     tells DuckLake);
 //   - the process's commit turn, taken at the loop's first retry and held
-//     until the loop ends, so that a retry loses only to other processes.
+//     until the loop ends, so that a retry loses only to other processes;
+//     while it is held, the metadata transactions of the loop's retries
+//     begin at the newest landed head, not the newest durable one
+//     (MoraineTransaction), so that a commit whose sync still runs does not
+//     beat them again.
 //
 // Thread-safety: not synchronized: one thread at a time. The loop's thread
 // runs Begin, TakeTurnForRetries and End; the loop's COMMIT statements may run
