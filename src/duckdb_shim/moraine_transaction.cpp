@@ -38,14 +38,17 @@ MoraineTransaction::OpenRows& MoraineTransaction::RowsLocked(const CatalogStore&
   // it commits next, and on the durable head it would lose its race to a
   // commit whose sync still runs, spending DuckLake's retries (which the
   // loop runs without a wait) within that one sync.
-  const auto client = context.lock();
-  const bool retrying = client && CommitLoopState::Of(*client).holds_turn();
   open_.push_back({where,
-                   commit::BeginRowTransaction(
-                       where.store, where.shape,
-                       retrying ? commit::BeginAt::kLandedHead : commit::BeginAt::kDurableHead),
+                   commit::BeginRowTransaction(where.store, where.shape,
+                                               InLoopHoldingTurn() ? commit::BeginAt::kLandedHead
+                                                                   : commit::BeginAt::kDurableHead),
                    false});
   return open_.back();
+}
+
+bool MoraineTransaction::InLoopHoldingTurn() {
+  const auto client = context.lock();
+  return client && CommitLoopState::Of(*client).holds_turn();
 }
 
 bool MoraineTransaction::wrote(const CatalogStore& where) {
@@ -79,13 +82,11 @@ duckdb::ErrorData MoraineTransaction::Commit() {
     if (writer) {
       // The commit loop running on this context may hold the commit turn
       // while this COMMIT runs on another thread (a DuckDB worker).
-      const auto client = context.lock();
-      if (client && CommitLoopState::Of(*client).holds_turn()) {
-        writer->rows->CommitTurnHeldByCaller();
-      }
+      if (InLoopHoldingTurn()) writer->rows->CommitTurnHeldByCaller();
       writer->rows->Commit();
       // A rebased commit landed at another snapshot id than DuckLake staged;
       // the commit loop running on this context tells DuckLake.
+      const auto client = context.lock();
       if (const auto rebase = writer->rows->rebased(); rebase && client) {
         CommitLoopState::Of(*client).RecordRebase(*rebase);
       }

@@ -76,6 +76,10 @@ class MoraineTransaction : public duckdb::Transaction {
   };
   OpenRows& RowsLocked(const CatalogStore& where);
   OpenRows* FindLocked(const CatalogStore& where);
+  // Whether the commit loop running on this transaction's context holds the
+  // process's commit turn (commit_loop_state.h): this transaction is then a
+  // retry of that loop, whose COMMIT may run on another thread.
+  bool InLoopHoldingTurn();
 
   std::mutex mutex_;
   CatalogStore catalog_;

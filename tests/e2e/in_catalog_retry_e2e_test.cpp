@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -48,6 +49,28 @@ std::unique_ptr<duckdb::Connection> OtherConnection(DuckLakeSession& session) {
   return other;
 }
 
+// Runs statement_of(c, k) for k < `each` on connection c < `connections`,
+// each connection on a thread of its own (one DuckDB thread each), all at
+// once; per connection, the statements that failed with DuckDB's errors.
+std::vector<std::string> RunOnConnections(
+    DuckLakeSession& session, int connections, int each,
+    const std::function<std::string(int c, int k)>& statement_of) {
+  std::vector<std::string> failures(connections);
+  std::vector<std::thread> threads;
+  for (int c = 0; c < connections; ++c) {
+    threads.emplace_back([&, c] {
+      auto connection = OtherConnection(session);
+      for (int k = 0; k < each; ++k) {
+        const std::string sql = statement_of(c, k);
+        auto result = connection->Query(sql);
+        if (result->HasError()) failures[c] += sql + ": " + result->GetError() + "\n";
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  return failures;
+}
+
 TEST(InCatalogRetry, IsOnForTheLoadedDuckLake) {
   DuckLakeSession session;
   TempDir dir;
@@ -71,21 +94,10 @@ TEST(InCatalogRetry, EightConnectionsOnTheirOwnTablesAllLandWithDuckLakesDefault
   const int64_t head_before = session.Head();
   const uint64_t in_catalog_before = InCatalogCommits();
 
-  std::vector<std::string> failures(kConnections);
-  std::vector<std::thread> writers;
-  for (int c = 0; c < kConnections; ++c) {
-    writers.emplace_back([&, c] {
-      auto connection = session.host().Connect();
-      connection->Query("SET threads = 1");
-      for (int k = 0; k < kCommitsEach; ++k) {
-        const std::string sql = "INSERT INTO " + Table(c) + " VALUES (" + std::to_string(k) +
-                                ", 'row " + std::to_string(k) + "')";
-        auto result = connection->Query(sql);
-        if (result->HasError()) failures[c] += sql + ": " + result->GetError() + "\n";
-      }
-    });
-  }
-  for (auto& writer : writers) writer.join();
+  const auto failures = RunOnConnections(session, kConnections, kCommitsEach, [](int c, int k) {
+    return "INSERT INTO " + Table(c) + " VALUES (" + std::to_string(k) + ", 'row " +
+           std::to_string(k) + "')";
+  });
   for (const auto& failure : failures) EXPECT_TRUE(failure.empty()) << failure;
 
   // Every commit landed once, at dense snapshot ids, each with its own row.
@@ -121,20 +133,9 @@ TEST(InCatalogRetry, DeletesInlinedByConnectionsOnTheirOwnTablesAllLand) {
   for (int c = 0; c < kDeleters; ++c) {
     session.Run("CREATE TABLE " + Table(c) + " AS SELECT range AS a FROM range(50)");
   }
-  std::vector<std::string> failures(kDeleters);
-  std::vector<std::thread> deleters;
-  for (int c = 0; c < kDeleters; ++c) {
-    deleters.emplace_back([&, c] {
-      auto connection = session.host().Connect();
-      connection->Query("SET threads = 1");
-      for (int k = 0; k < kDeletesEach; ++k) {
-        const std::string sql = "DELETE FROM " + Table(c) + " WHERE a = " + std::to_string(k);
-        auto result = connection->Query(sql);
-        if (result->HasError()) failures[c] += sql + ": " + result->GetError() + "\n";
-      }
-    });
-  }
-  for (auto& deleter : deleters) deleter.join();
+  const auto failures = RunOnConnections(session, kDeleters, kDeletesEach, [](int c, int k) {
+    return "DELETE FROM " + Table(c) + " WHERE a = " + std::to_string(k);
+  });
   for (const auto& failure : failures) EXPECT_TRUE(failure.empty()) << failure;
   for (int c = 0; c < kDeleters; ++c) {
     EXPECT_EQ(session.Query("SELECT count(*), min(a) FROM " + Table(c)),
