@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <tuple>
 #include <utility>
 
@@ -19,6 +20,7 @@
 #include "commit/rows/data_file_summary.h"
 #include "commit/rows/inlined_batch_summary.h"
 #include "commit/rows/inlined_row_batch.h"
+#include "commit/rows/inlined_table_shape.h"
 #include "commit/tags/protected_tag.h"
 #include "store/error.h"
 #include "store/key.h"
@@ -224,12 +226,16 @@ class Verifier {
         registered_inlined_.emplace(c[0], c[1]);
         Needs(key, {Kind::kTable, {c[0]}});
         break;
-      case Kind::kInlinedTableShape:
+      case Kind::kInlinedTableShape: {
+        const auto& shape = static_cast<const store::v1::InlinedTableShapeRecord&>(*record);
         shapes_.emplace(std::make_pair(c[0], c[1]), key.ToString());
-        shape_columns_.emplace(
-            std::make_pair(c[0], c[1]),
-            static_cast<const store::v1::InlinedTableShapeRecord&>(*record).columns_size());
+        shape_columns_.emplace(std::make_pair(c[0], c[1]),
+                               shape.has_base_schema_version()
+                                   ? static_cast<int>(shape.column_count())
+                                   : shape.columns_size() + shape.keyed_columns_size());
+        if (shape.has_base_schema_version()) CheckShapeDelta(key, c, shape);
         break;
+      }
       case Kind::kInlinedRowBatch: {
         row_shapes_.emplace(std::make_pair(c[0], c[1]), key.ToString());
         const auto& batch = static_cast<const store::v1::InlinedRowBatchRecord&>(*record);
@@ -784,6 +790,19 @@ class Verifier {
                "field id " + std::to_string(used) + " is not below the table's next_column_id " +
                    std::to_string(table.next_column_id()));
       }
+    }
+  }
+
+  // A delta shape resolves over its base (inlined_table_shape.h).
+  void CheckShapeDelta(const Key& key, std::span<const uint64_t> c,
+                       const store::v1::InlinedTableShapeRecord& shape) {
+    const catalog::InlinedTableName name{catalog::InlinedTableName::kData,
+                                         static_cast<int64_t>(c[0]), static_cast<int64_t>(c[1])};
+    try {
+      commit::inlined::ShapeColumns(name, store::FrameValue(Kind::kInlinedTableShape, shape),
+                                    [&](const std::string& base) { return snapshot_.Get(base); });
+    } catch (const store::Error& error) {
+      Report("inlined-shape", key.ToString(), error.what());
     }
   }
 

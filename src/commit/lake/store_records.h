@@ -17,7 +17,9 @@ namespace moraine::commit {
 // The layout version this build writes (RFC 0015) and who wrote it.
 // 2: column stats in one container per data file or table (stats_repack.h).
 // 3: inlined rows in one batch per begin snapshot (inlined_rows_repack.h).
-inline constexpr uint64_t kStoreFormatVersion = 3;
+// 4: inlined data table shapes keyed and as deltas (inlined_table_shape.h);
+//    a format 3 store holds plain shapes only, which format 4 reads as they are.
+inline constexpr uint64_t kStoreFormatVersion = 4;
 inline constexpr const char* kWrittenBy = "moraine 0.1.0";
 
 // The encoded key of sys/head.

@@ -127,7 +127,9 @@ MigrationReport MigrateStore(const std::string& location) {
   }
   // Format 0 -> 1 added the format record (the layout was otherwise the
   // same); 1 -> 2 packs column stats into one container per data file or
-  // table. One batch, conditional on the head, so a concurrent commit cannot
+  // table; 2 -> 3 packs inlined rows into batches; 3 -> 4 changes no record
+  // (it lets shapes be keyed or deltas, which a format 3 build would misread).
+  // One batch, conditional on the head, so a concurrent commit cannot
   // slip between the read above and this write, and a crash leaves the old
   // format or the new one, never a mix.
   const auto head = snapshot->Get(HeadKey());

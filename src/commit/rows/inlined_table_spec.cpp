@@ -112,18 +112,36 @@ bool IsInlinedSystemColumn(const std::string& name) {
 
 }  // namespace
 
+std::optional<inlined::KeyedColumn> InlinedDataColumn(const TableState& table,
+                                                      const ColumnRecord& column) {
+  if (IsInlinedSystemColumn(column.column_name())) return std::nullopt;
+  auto type = DuckDBType(table, column);
+  if (!type) return std::nullopt;
+  return inlined::KeyedColumn{
+      {column.column_order(), column.column_id()}, column.column_name(), std::move(*type)};
+}
+
+std::optional<std::vector<inlined::KeyedColumn>> InlinedDataColumns(const TableState& table) {
+  std::vector<inlined::KeyedColumn> columns;
+  for (const ColumnRecord* column : table.Children(catalog::kTopLevel)) {
+    auto keyed = InlinedDataColumn(table, *column);
+    if (!keyed) return std::nullopt;
+    columns.push_back(std::move(*keyed));
+  }
+  return columns;
+}
+
 std::optional<TableSpec> InlinedDataTableSpec(const TableState& table, int64_t schema_version) {
+  auto columns = InlinedDataColumns(table);
+  if (!columns) return std::nullopt;
   TableSpec spec;
   spec.name = catalog::InlinedDataTableName(table.id(), schema_version);
   for (const catalog::TableColumn& column : catalog::InlinedDataLeadingColumns()) {
     spec.columns.push_back(
         {std::string(column.name), std::string(catalog::CellTypeName(column.type)), true});
   }
-  for (const ColumnRecord* column : table.Children(catalog::kTopLevel)) {
-    if (IsInlinedSystemColumn(column->column_name())) return std::nullopt;
-    auto type = DuckDBType(table, *column);
-    if (!type) return std::nullopt;
-    spec.columns.push_back({column->column_name(), *type, true});
+  for (auto& column : *columns) {
+    spec.columns.push_back({std::move(column.name), std::move(column.type), true});
   }
   return spec;
 }

@@ -9,9 +9,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "catalog/catalog_state.h"
 #include "commit/rows/row_transaction.h"
+#include "commit/rows/shape_change.h"
 
 namespace moraine::commit {
 
@@ -20,5 +22,14 @@ namespace moraine::commit {
 // like a system column, a geometry, or a type DuckLake cannot parse).
 std::optional<TableSpec> InlinedDataTableSpec(const catalog::TableState& table,
                                               int64_t schema_version);
+
+// The same table's user columns with their keys, or nullopt as above.
+std::optional<std::vector<inlined::KeyedColumn>> InlinedDataColumns(
+    const catalog::TableState& table);
+
+// Top-level `column` of `table` as its inlined data table declares it, or
+// nullopt when DuckLake would not inline a table holding it.
+std::optional<inlined::KeyedColumn> InlinedDataColumn(const catalog::TableState& table,
+                                                      const catalog::ColumnRecord& column);
 
 }  // namespace moraine::commit

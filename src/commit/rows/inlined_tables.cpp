@@ -96,24 +96,23 @@ int64_t BatchBeginSnapshot(std::string_view key) {
   return static_cast<int64_t>(begin);
 }
 
-TableSpec SpecOf(const InlinedTableName& name, std::string_view existence_value) {
+TableSpec SpecOf(const InlinedTableName& name, std::string_view existence_value,
+                 const ShapeReader& read_base) {
   TableSpec spec;
   spec.name = catalog::FormatInlinedTableName(name);
   for (const auto& column : FamilyColumns(name)) {
     spec.columns.push_back({std::string(column.name), "BIGINT", true});
   }
   if (IsData(name)) {
-    store::v1::InlinedTableShapeRecord shape;
-    store::UnframeValue(Kind::kInlinedTableShape, existence_value, &shape);
-    for (const auto& column : shape.columns()) {
-      spec.columns.push_back({column.name(), column.type(), true});
+    for (auto& column : ShapeColumns(name, existence_value, read_base)) {
+      spec.columns.push_back(std::move(column));
     }
   }
   return spec;
 }
 
 size_t UserColumnCount(const InlinedTableName& name, std::string_view existence_value) {
-  return SpecOf(name, existence_value).columns.size() - catalog::InlinedDataLeadingColumns().size();
+  return IsData(name) ? ShapeColumnCount(existence_value) : 0;
 }
 
 std::string ExistenceValue(const InlinedTableName& name, const TableSpec& spec) {

@@ -3,7 +3,8 @@
 //     end_snapshot, <user columns>) -> the rows of one begin_snapshot in one
 //     InlinedRowBatchRecord keyed (table, version, begin_snapshot)
 //     (commit/rows/inlined_row_batch.h),
-//     its shape -> InlinedTableShapeRecord keyed (table, version);
+//     its shape -> InlinedTableShapeRecord keyed (table, version)
+//     (commit/rows/inlined_table_shape.h);
 //   ducklake_inlined_delete_<table>(file_id, row_id, begin_snapshot)
 //     -> InlinedDeleteRecord keyed (table, file_id, row_id), its existence ->
 //     InlinedDeleteTableRecord keyed (table).
@@ -16,6 +17,7 @@
 #include "catalog/ducklake_tables.h"
 #include "catalog/row.h"
 #include "commit/rows/inlined_row_batch.h"
+#include "commit/rows/inlined_table_shape.h"
 #include "commit/rows/row_transaction.h"
 #include "store/key.h"
 #include "store/key_range.h"
@@ -38,12 +40,15 @@ store::Key BatchKey(const catalog::InlinedTableName& name, int64_t begin_snapsho
 // batch). Throws what store::Key::Decode throws for a key of another shape.
 int64_t BatchBeginSnapshot(std::string_view key);
 
-// The table's declaration from its stored existence record.
-TableSpec SpecOf(const catalog::InlinedTableName& name, std::string_view existence_value);
-// A data table's user columns (those after row_id, begin_snapshot and
-// end_snapshot), from its stored existence record.
+// The table's declaration from its stored existence record, a data table's
+// delta shape resolved over the base `read_base` reads.
+TableSpec SpecOf(const catalog::InlinedTableName& name, std::string_view existence_value,
+                 const ShapeReader& read_base);
+// A data table's user column count (the columns after row_id,
+// begin_snapshot and end_snapshot), from its stored existence record alone.
 size_t UserColumnCount(const catalog::InlinedTableName& name, std::string_view existence_value);
-// The existence record for a CREATE TABLE of `spec`; throws
+// The existence record for a CREATE TABLE of `spec` (a data table's shape in
+// plain form); throws
 // store::InvalidArgumentError unless the spec starts with the family's columns.
 std::string ExistenceValue(const catalog::InlinedTableName& name, const TableSpec& spec);
 

@@ -144,7 +144,8 @@ class StoreRowTransaction final : public RowTransaction {
     if (auto inlined = catalog::ParseInlinedTableName(name)) {
       auto existence = view_.Get(inlined::ExistenceKey(*inlined).Encode());
       if (!existence) return std::nullopt;
-      return inlined::SpecOf(*inlined, *existence);
+      return inlined::SpecOf(*inlined, *existence,
+                             [&](const std::string& key) { return view_.Get(key); });
     }
     return std::nullopt;
   }
@@ -289,6 +290,20 @@ class StoreRowTransaction final : public RowTransaction {
     replayable_ = false;
   }
 
+  bool CreateChangedInlinedTable(
+      const InlinedTableName& name, const std::vector<inlined::ShapeChange>& changes,
+      const std::function<std::optional<std::vector<inlined::KeyedColumn>>()>& all_columns)
+      override {
+    RequireOpen();
+    if (name.kind != InlinedTableName::kData) {
+      throw store::InvalidArgumentError(catalog::FormatInlinedTableName(name) +
+                                        " is not an inlined data table");
+    }
+    if (!inlined::StageChangedShape(view_, name, changes, all_columns)) return false;
+    replayable_ = false;
+    return true;
+  }
+
   std::optional<SnapshotCounters> LatestSnapshot() override {
     // The head is rewritten by every commit to the newest snapshot id; rows
     // this transaction staged may name a newer one.
@@ -315,6 +330,7 @@ class StoreRowTransaction final : public RowTransaction {
     if (!view_.Get(key)) {
       throw store::NotFoundError("table " + std::string(name) + " does not exist");
     }
+    inlined::StageDroppedShape(view_, *inlined);
     const auto range = inlined::RowRange(*inlined);
     staged_.DiscardBatches(range);
     std::vector<std::string> rows;

@@ -31,10 +31,12 @@
 #include <vector>
 
 #include "catalog/catalog_version.h"
+#include "catalog/ducklake_tables.h"
 #include "catalog/row.h"
 #include "commit/lake/commit_store.h"
 #include "commit/revert/revert_mark.h"
 #include "commit/rows/inlined_row_batch.h"
+#include "commit/rows/shape_change.h"
 #include "commit/tags/protected_tag.h"
 #include "store/kv_store.h"
 #include "store/records.pb.h"
@@ -165,6 +167,16 @@ class RowTransaction {
   virtual void CreateTable(const TableSpec& table) = 0;
   // Drops an inlined table and its rows. Throws store::NotFoundError if absent.
   virtual void DropTable(std::string_view name) = 0;
+  // Creates inlined data table `name` for a schema change of its table that
+  // touched the top-level columns `changes` names: its shape a delta of what
+  // changed where the table's newest shape allows, else the columns
+  // `all_columns` gives (inlined::StageChangedShape). Returns false, creating
+  // nothing, when `all_columns` gives nullopt. Call it before inserting the
+  // change's ducklake_schema_versions row. Throws store::ConstraintError if
+  // the table exists.
+  virtual bool CreateChangedInlinedTable(
+      const catalog::InlinedTableName& name, const std::vector<inlined::ShapeChange>& changes,
+      const std::function<std::optional<std::vector<inlined::KeyedColumn>>()>& all_columns) = 0;
 
   // --- Rows ---
   // Visits the rows of `table` (current and ended versions alike), narrowed

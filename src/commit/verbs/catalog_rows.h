@@ -32,8 +32,13 @@ class CatalogRows {
   // Inserts `record` as a new row of `table`.
   void Insert(std::string_view table, const google::protobuf::Message& record);
 
-  // Declares an inlined data table (RowTransaction::CreateTable).
-  void CreateInlinedTable(const TableSpec& spec) { rows_.CreateTable(spec); }
+  // Declares the inlined data table of a schema change
+  // (RowTransaction::CreateChangedInlinedTable).
+  bool CreateChangedInlinedTable(
+      const catalog::InlinedTableName& name, const std::vector<inlined::ShapeChange>& changes,
+      const std::function<std::optional<std::vector<inlined::KeyedColumn>>()>& all_columns) {
+    return rows_.CreateChangedInlinedTable(name, changes, all_columns);
+  }
 
   // Inserts every entry of `container` (a table of entry rows, e.g.
   // ducklake_metadata from an OptionRecord) as a row of `table`.

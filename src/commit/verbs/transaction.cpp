@@ -118,7 +118,8 @@ std::string QuoteIdentifier(const std::string& name) {
 }
 
 Transaction::Transaction(CatalogState base, RowTransaction& rows)
-    : working_(std::move(base)),
+    : base_(base),
+      working_(std::move(base)),
       rows_(rows),
       snapshot_id_(working_.snapshot_id() + 1),
       base_schema_version_(working_.schema_version()) {}
@@ -416,6 +417,7 @@ Id Transaction::AddColumn(Id table_id, const ColumnPath& parent_path, const Colu
   // ALTER TABLE t ADD COLUMN s.f BIGINT writes nulls_allowed = false).
   if (parent != kTopLevel) records.front().set_nulls_allowed(false);
   for (const auto& record : records) PutColumn(record);
+  TouchColumn(records.front());
 
   TableRecord updated = working_.Table(table_id)->record;
   updated.set_next_column_id(static_cast<uint64_t>(next_id));
@@ -432,6 +434,7 @@ void Transaction::DropColumn(Id table_id, const ColumnPath& path) {
                                       "\": it is the last column of table \"" +
                                       table.record.table_name() + "\"");
   }
+  TouchColumn(column);
   // The whole subtree ends in this snapshot: a field whose parent is gone is
   // not a column anyone can name.
   for (Id id : table.Subtree(column.column_id())) {
@@ -455,6 +458,7 @@ void Transaction::RenameColumn(Id table_id, const ColumnPath& path, const std::s
   } else {
     renamed.set_default_value_type(kRewrittenValueType);
   }
+  TouchColumn(column);
   ReplaceColumn(column, renamed);
 }
 
@@ -466,6 +470,7 @@ void Transaction::ChangeColumnType(Id table_id, const ColumnPath& path,
   ColumnRecord promoted = column;
   promoted.set_column_type(new_type);
   promoted.set_default_value_type(kRewrittenValueType);
+  TouchColumn(column);
   ReplaceColumn(column, promoted);
 }
 
@@ -563,26 +568,71 @@ void Transaction::StageSnapshot(int64_t snapshot_time_micros) {
   rows_.Insert(kChangesTable, snapshot);
   for (Id table : schema_changed_tables_) {
     if (!working_.Table(table)) continue;  // dropped again in this transaction
+    // DuckLake declares a new inlined data table for the new schema version
+    // of a table whose columns changed shape (WriteNewInlinedTables; a new
+    // default keeps the inlined table). Its shape is staged first: it reads
+    // the table's last schema version before this one's row.
+    if (reshaped_tables_.count(table)) StageInlinedDataTable(table, snapshot.schema_version());
     catalog::SchemaVersionRecord version;
     version.set_begin_snapshot(snapshot_id_);
     version.set_schema_version(snapshot.schema_version());
     version.set_table_id(table);
     rows_.Insert(kSchemaVersionsTable, version);
-    // DuckLake declares a new inlined data table for the new schema version
-    // of a table whose columns changed shape (WriteNewInlinedTables; a new
-    // default keeps the inlined table), unless inlining is off for it.
-    if (!reshaped_tables_.count(table)) continue;
-    const TableState& state = *working_.Table(table);
-    if (!InliningEnabled(state)) continue;
-    auto spec = InlinedDataTableSpec(state, snapshot.schema_version());
-    if (!spec) continue;
-    rows_.CreateInlinedTable(*spec);
-    catalog::InlinedDataTableRecord inlined;
-    inlined.set_table_id(table);
-    inlined.set_table_name(spec->name);
-    inlined.set_schema_version(snapshot.schema_version());
-    rows_.Insert(kInlinedDataTablesTable, inlined);
   }
+}
+
+void Transaction::TouchColumn(const ColumnRecord& column) {
+  const TableState& table = *working_.Table(column.table_id());
+  const ColumnRecord* top = &column;
+  while (top->has_parent_column()) {
+    top = table.FindColumn(top->parent_column());
+    if (!top) {
+      throw store::CorruptionError("column " + std::to_string(column.column_id()) + " of table " +
+                                   std::to_string(column.table_id()) + " has no live parent");
+    }
+  }
+  touched_columns_[column.table_id()].insert(top->column_id());
+}
+
+std::optional<std::vector<inlined::ShapeChange>> Transaction::ShapeChanges(Id table_id) const {
+  std::vector<inlined::ShapeChange> changes;
+  const auto touched = touched_columns_.find(table_id);
+  if (touched == touched_columns_.end()) return changes;
+  const TableState* before = base_.Table(table_id);
+  const TableState& after = *working_.Table(table_id);
+  for (Id id : touched->second) {
+    const ColumnRecord* old_column = before ? before->FindColumn(id) : nullptr;
+    const ColumnRecord* new_column = after.FindColumn(id);
+    const auto key = [](const ColumnRecord& column) {
+      return inlined::ShapeKey{column.column_order(), column.column_id()};
+    };
+    if (old_column && (!new_column || key(*old_column) != key(*new_column))) {
+      changes.push_back({key(*old_column), true, std::nullopt});
+    }
+    if (new_column) {
+      auto declared = InlinedDataColumn(after, *new_column);
+      if (!declared) return std::nullopt;
+      const bool same_key = old_column && key(*old_column) == key(*new_column);
+      changes.push_back({key(*new_column), same_key, std::move(*declared)});
+    }
+  }
+  return changes;
+}
+
+void Transaction::StageInlinedDataTable(Id table_id, Id schema_version) {
+  const TableState& table = *working_.Table(table_id);
+  if (!InliningEnabled(table)) return;
+  const auto changes = ShapeChanges(table_id);
+  if (!changes) return;  // DuckLake would not inline the table
+  const catalog::InlinedTableName name{catalog::InlinedTableName::kData, table_id, schema_version};
+  if (!rows_.CreateChangedInlinedTable(name, *changes, [&] { return InlinedDataColumns(table); })) {
+    return;
+  }
+  catalog::InlinedDataTableRecord inlined;
+  inlined.set_table_id(table_id);
+  inlined.set_table_name(catalog::InlinedDataTableName(table_id, schema_version));
+  inlined.set_schema_version(schema_version);
+  rows_.Insert(kInlinedDataTablesTable, inlined);
 }
 
 }  // namespace moraine::commit

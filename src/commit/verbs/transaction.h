@@ -126,7 +126,18 @@ class Transaction {
   // Whether DuckLake inlines `table`'s rows: its data_inlining_row_limit
   // option (table, schema or lake scope; default 10) is not 0.
   bool InliningEnabled(const catalog::TableState& table);
+  // Notes that `column` (live in the working state) changes shape: its
+  // top-level column's inlined declaration changes.
+  void TouchColumn(const catalog::ColumnRecord& column);
+  // What this transaction changed of `table`'s inlined declaration, column by
+  // touched column; nullopt when a changed column is one DuckLake does not
+  // inline.
+  std::optional<std::vector<inlined::ShapeChange>> ShapeChanges(Id table) const;
+  // The new inlined data table of reshaped `table` at `schema_version`, and
+  // its ducklake_inlined_data_tables row, unless DuckLake would not inline it.
+  void StageInlinedDataTable(Id table, Id schema_version);
 
+  const CatalogState base_;  // the catalog this transaction began from
   CatalogState working_;
   CatalogRows rows_;
   Id snapshot_id_;
@@ -134,6 +145,9 @@ class Transaction {
   std::set<Id> schema_changed_tables_;
   std::set<Id> reshaped_tables_;
   std::set<Id> created_tables_;  // created by this transaction
+  // Per table, the top-level columns whose inlined declaration this
+  // transaction changed (added, dropped, renamed, retyped, or a field within).
+  std::map<Id, std::set<Id>> touched_columns_;
   // Per table whose columns this transaction added: the column id counter
   // its committed versions imply (1 for a table created here).
   std::map<Id, Id> committed_next_column_id_;  // columns changed shape: a new inlined table

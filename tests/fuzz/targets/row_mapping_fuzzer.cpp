@@ -224,13 +224,20 @@ void FuzzInlinedShape(std::string_view payload) {
   const catalog::InlinedTableName name{catalog::InlinedTableName::kData, 7, 3};
   const std::string value = moraine::fuzz::SealFrame(
       store::kValueCodecVersion, static_cast<uint8_t>(store::Kind::kInlinedTableShape), payload);
+  // A delta's base is another value: none here, so a delta must fail typed.
+  const inlined::ShapeReader no_base = [](const std::string&) {
+    return std::optional<std::string>();
+  };
   moraine::commit::TableSpec spec;
-  if (!Decodes([&] { spec = inlined::SpecOf(name, value); })) return;
+  if (!Decodes([&] { spec = inlined::SpecOf(name, value, no_base); })) return;
+  Require(spec.columns.size() ==
+              catalog::InlinedDataLeadingColumns().size() + inlined::UserColumnCount(name, value),
+          "an inlined table's column count agrees with its declaration");
   Require(spec.columns.size() >= catalog::InlinedDataLeadingColumns().size(),
           "an inlined table's shape starts with its family's columns");
   std::string written;
   if (!Decodes([&] { written = inlined::ExistenceValue(name, spec); })) return;
-  const auto again = inlined::SpecOf(name, written);
+  const auto again = inlined::SpecOf(name, written, no_base);
   Require(again.columns.size() == spec.columns.size(), "an inlined shape written back reads back");
   for (size_t i = 0; i < spec.columns.size(); ++i) {
     Require(again.columns[i].name == spec.columns[i].name &&
