@@ -133,7 +133,8 @@ duckdb::unique_ptr<duckdb::QueryResult> Tables(const commit::LakeCatalog& catalo
        LogicalType::BIGINT, LogicalType::VARCHAR, LogicalType::VARCHAR, LogicalType::VARCHAR,
        LogicalType::VARCHAR, LogicalType::BOOLEAN, LogicalType::BIGINT, TagListType(),
        LogicalType::VARCHAR});
-  for (const auto& table : catalog.tables) {
+  for (const auto& shared : catalog.tables) {
+    const commit::LakeTable& table = *shared;
     const Value tags = Tags(table.tags);
     const Value inlined = InlinedTables(table.inlined_data_tables);
     for (const auto& [column, parent] : InQueryOrder(table.columns)) {

@@ -519,7 +519,9 @@ abi::DuckLakeCatalogInfo ManagerSlots::GetCatalogForSnapshot(abi::DuckLakeSnapsh
     info.schemas.push_back(
         {{static_cast<uint64_t>(schema.id)}, schema.uuid, schema.name, schema.path, {}});
   }
-  for (const auto& table : lake_catalog->tables) {
+  info.tables.reserve(lake_catalog->tables.size());
+  for (const auto& shared : lake_catalog->tables) {
+    const commit::LakeTable& table = *shared;
     abi::DuckLakeTableInfo& out = info.tables.emplace_back();
     out.id = {static_cast<uint64_t>(table.id)};
     out.schema_id = {static_cast<uint64_t>(table.schema_id)};
@@ -528,6 +530,9 @@ abi::DuckLakeCatalogInfo ManagerSlots::GetCatalogForSnapshot(abi::DuckLakeSnapsh
     out.path = table.path;
     for (const auto& column : table.columns) out.columns.push_back(ColumnInfo(column));
     CopyTags(table.tags, out.tags);
+    // One per schema version the table had with inlining on: thousands after
+    // many column changes.
+    out.inlined_data_tables.reserve(table.inlined_data_tables.size());
     for (const auto& inlined : table.inlined_data_tables) {
       out.inlined_data_tables.push_back(
           {inlined.name, static_cast<uint64_t>(inlined.schema_version)});

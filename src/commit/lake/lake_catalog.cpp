@@ -63,10 +63,11 @@ using TagMap = std::map<std::pair<int64_t, int64_t>, std::vector<LakeTag>>;
 
 // The tables live at `snapshot` with their columns, tags and inlined data
 // tables, in id order; `only`: just the table of that id (if live).
-std::vector<LakeTable> ReadTables(RowTransaction& rows, int64_t snapshot, bool at_head,
-                                  const std::string& separator,
-                                  const std::vector<LakeSchema>& schemas, const TagMap& table_tags,
-                                  std::optional<int64_t> only) {
+std::vector<std::shared_ptr<const LakeTable>> ReadTables(RowTransaction& rows, int64_t snapshot,
+                                                         bool at_head, const std::string& separator,
+                                                         const std::vector<LakeSchema>& schemas,
+                                                         const TagMap& table_tags,
+                                                         std::optional<int64_t> only) {
   std::map<int64_t, size_t> schema_at;
   for (size_t i = 0; i < schemas.size(); ++i) schema_at[schemas[i].id] = i;
   const auto column_tags = Tags(rows, "ducklake_column_tag", true, snapshot, at_head, only);
@@ -138,7 +139,7 @@ std::vector<LakeTable> ReadTables(RowTransaction& rows, int64_t snapshot, bool a
               table.tags = tags->second;
             }
             if (auto found = inlined.find(table.id); found != inlined.end()) {
-              table.inlined_data_tables = found->second;
+              table.inlined_data_tables = std::move(found->second);
             }
             tables.push_back(std::move(table));
           },
@@ -150,7 +151,7 @@ std::vector<LakeTable> ReadTables(RowTransaction& rows, int64_t snapshot, bool a
     std::sort(tables.begin(), tables.end(), by_id);
   }
 
-  std::vector<LakeTable> loaded;
+  std::vector<std::shared_ptr<const LakeTable>> loaded;
   loaded.reserve(tables.size());
   for (auto& table : tables) {
     auto found = columns.find(table.id);
@@ -183,7 +184,7 @@ std::vector<LakeTable> ReadTables(RowTransaction& rows, int64_t snapshot, bool a
             "Failed to load DuckLake - Could not find parent column for column " + name);
       }
     }
-    loaded.push_back(std::move(table));
+    loaded.push_back(std::make_shared<const LakeTable>(std::move(table)));
   }
   return loaded;
 }
@@ -341,7 +342,7 @@ LakeCatalog ReadLakeCatalog(RowTransaction& rows, int64_t snapshot_id, const std
 void RereadLakeTable(RowTransaction& rows, int64_t head_snapshot_id, const std::string& separator,
                      int64_t table_id, LakeCatalog& catalog) {
   const auto object_tags = Tags(rows, "ducklake_tag", false, head_snapshot_id, true, table_id);
-  const auto table_of = [](const LakeTable& table) { return table.id; };
+  const auto table_of = [](const std::shared_ptr<const LakeTable>& table) { return table->id; };
   const auto key_of = [](const LakeKey& key) { return key.table_id; };
   ReplaceTableItems(
       table_id,

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -106,7 +107,11 @@ struct LakeKey {
 
 struct LakeCatalog {
   std::vector<LakeSchema> schemas;
-  std::vector<LakeTable> tables;
+  // Immutable once read, and shared: a catalog advanced past a commit
+  // (head_catalog_cache.h) copies pointers and re-reads only the tables the
+  // commit touched, whatever the other tables hold (a table's columns, its
+  // inlined data tables of every schema version).
+  std::vector<std::shared_ptr<const LakeTable>> tables;
   std::vector<LakeView> views;
   std::vector<LakeKey> partitions;
   std::vector<LakeKey> sorts;
