@@ -1,5 +1,7 @@
 #include "commit/lake/head_catalog_cache.h"
 
+#include <algorithm>
+
 #include "commit/lake/store_records.h"
 #include "store/error.h"
 #include "store/key.h"
@@ -44,6 +46,19 @@ Touch TouchOf(Kind kind) {
     default:
       return Touch::kNothing;
   }
+}
+
+// Whether `catalog` lists inlined data table (`table_id`, `schema_version`)
+// or does not hold the table at all (nothing to re-read then).
+bool Lists(const LakeCatalog& catalog, int64_t table_id, int64_t schema_version) {
+  const auto table = std::lower_bound(
+      catalog.tables.begin(), catalog.tables.end(), table_id,
+      [](const std::shared_ptr<const LakeTable>& entry, int64_t id) { return entry->id < id; });
+  if (table == catalog.tables.end() || (*table)->id != table_id) return true;
+  const auto& inlined = (*table)->inlined_data_tables;
+  return std::any_of(inlined.rbegin(), inlined.rend(), [&](const LakeInlinedTable& entry) {
+    return entry.schema_version == schema_version;
+  });
 }
 
 }  // namespace
@@ -98,6 +113,13 @@ void HeadCatalogCache::Advance(const std::optional<std::string>& base_head,
         continue;
       }
       const auto key = store::Key::Decode(op.key);
+      if (key.kind() == Kind::kInlinedRowBatch && op.type == store::WriteBatch::OpType::kPut &&
+          !Lists(*state_->catalog, static_cast<int64_t>(key.component(0)),
+                 static_cast<int64_t>(key.component(1)))) {
+        // Rows into an inlined data table the catalog left out as empty.
+        state_->stale_tables.insert(static_cast<int64_t>(key.component(0)));
+        continue;
+      }
       switch (TouchOf(key.kind())) {
         case Touch::kNothing:
           break;

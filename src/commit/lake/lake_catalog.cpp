@@ -61,6 +61,30 @@ bool AddChild(std::vector<LakeColumn>& columns, int64_t parent, LakeColumn& colu
 
 using TagMap = std::map<std::pair<int64_t, int64_t>, std::vector<LakeTag>>;
 
+// Drops from a table's inlined data tables each one that holds no row and is
+// not the newest. DuckLake declares one per schema version and drops the
+// empty ones only after a flush, so a table renamed 30,000 times has 30,000,
+// each of which DuckLake's catalog would copy at every new schema version and
+// every scan would read. One without rows has none at any snapshot (only a
+// flush removes rows, and they move to a data file), and DuckLake inserts
+// into the newest; a commit that gives a left-out one rows makes the cached
+// catalog read its table again (head_catalog_cache.cpp). The registrations
+// themselves stay, ducklake_inlined_data_tables as DuckLake wrote it.
+void LeaveOutEmptySuperseded(RowTransaction& rows, int64_t table_id,
+                             std::vector<LakeInlinedTable>& tables) {
+  if (tables.size() < 2) return;
+  const std::vector<int64_t> with_rows = rows.InlinedVersionsWithRows(table_id);  // descending
+  const int64_t newest =
+      std::max_element(tables.begin(), tables.end(), [](const auto& a, const auto& b) {
+        return a.schema_version < b.schema_version;
+      })->schema_version;
+  std::erase_if(tables, [&](const LakeInlinedTable& table) {
+    return table.schema_version != newest &&
+           !std::binary_search(with_rows.begin(), with_rows.end(), table.schema_version,
+                               std::greater<>());
+  });
+}
+
 // The tables live at `snapshot` with their columns, tags and inlined data
 // tables, in id order; `only`: just the table of that id (if live).
 std::vector<std::shared_ptr<const LakeTable>> ReadTables(RowTransaction& rows, int64_t snapshot,
@@ -80,6 +104,7 @@ std::vector<std::shared_ptr<const LakeTable>> ReadTables(RowTransaction& rows, i
             inlined[Int(row[at[0]])].push_back({Text(row[at[1]]), Int(row[at[2]])});
           },
           only);
+  for (auto& [table_id, tables] : inlined) LeaveOutEmptySuperseded(rows, table_id, tables);
 
   struct ColumnRow {
     std::optional<int64_t> parent;

@@ -4,6 +4,10 @@
 // inlined data tables, views, partitions and sorts live at that snapshot,
 // with the same paths, orders and refusals. moraine's native metadata
 // manager hands it to DuckLake instead of running DuckLake's six queries.
+// One difference: a table's inlined data tables leave out those that hold no
+// row and are not its newest (superseded by a later schema version before any
+// row reached them), which no read of DuckLake's finds a row in; DuckLake
+// keeps them until a flush, one per schema version.
 //
 // Why a second model beside catalog::CatalogState (catalog/catalog_state.h),
 // which also answers "what is live at snapshot n": CatalogState is the verb

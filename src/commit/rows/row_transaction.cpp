@@ -164,6 +164,21 @@ class StoreRowTransaction final : public RowTransaction {
     });
   }
 
+  std::vector<int64_t> InlinedVersionsWithRows(int64_t table_id) override {
+    RequireOpen();
+    staged_.FlushContainers();
+    std::vector<int64_t> versions;
+    store::KeyRange range = store::PrefixRange(store::Subspace::kInlineData, Kind::kInlinedRowBatch,
+                                               {static_cast<uint64_t>(table_id)});
+    // From the newest version down, each seek ending below the version found.
+    while (const auto key = view_.LastKeyIn(range)) {
+      const auto version = static_cast<int64_t>(store::Key::Decode(*key).component(1));
+      versions.push_back(version);
+      range.end = inlined::BatchKey({InlinedTableName::kData, table_id, version}, 0).Encode();
+    }
+    return versions;
+  }
+
   bool VisitInlinedBatchSummaries(std::string_view table, int64_t snapshot,
                                   const InlinedSummaryVisitor& visit) override {
     const auto name = InlinedDataTable(table).first;

@@ -265,6 +265,10 @@ class RowTransaction {
   using InlinedSummaryVisitor = std::function<void(const inlined::SummaryPage& page, size_t batch)>;
   virtual bool VisitInlinedBatchSummaries(std::string_view table, int64_t snapshot,
                                           const InlinedSummaryVisitor& visit) = 0;
+  // The schema versions of table `table_id`'s inlined data tables that hold
+  // a row batch, staged writes visible, in descending order: one seek per
+  // such version, however many versions hold none.
+  virtual std::vector<int64_t> InlinedVersionsWithRows(int64_t table_id) = 0;
   // The batches of `table` that began at `begin_snapshots` (ascending), as
   // ScanInlinedBatches visits them; a begin snapshot with no batch is
   // passed over. Throws what ScanInlinedBatches throws.
