@@ -546,6 +546,21 @@ TEST_F(RowTransactionTest, AnInlinedDeleteTableOutlivesItsLastRow) {
   EXPECT_TRUE(Begin()->FindTable("ducklake_inlined_delete_1"));
 }
 
+// Regression: dropping a delete table read its existence record as a data
+// table's shape (DuckLake's ducklake_expire_snapshots after DROP TABLE).
+TEST_F(RowTransactionTest, AnInlinedDeleteTableDropsWithItsRows) {
+  auto txn = Begin();
+  txn->CreateTable({"ducklake_inlined_delete_1",
+                    {{"file_id", "BIGINT"}, {"row_id", "BIGINT"}, {"begin_snapshot", "BIGINT"}},
+                    {}});
+  txn->Insert("ducklake_inlined_delete_1", {int64_t{3}, int64_t{9}, int64_t{4}});
+  txn->Commit();
+  auto drop = Begin();
+  drop->DropTable("ducklake_inlined_delete_1");
+  drop->Commit();
+  EXPECT_FALSE(Begin()->FindTable("ducklake_inlined_delete_1"));
+}
+
 TEST_F(RowTransactionTest, BadInputIsATypedErrorAndChangesNothing) {
   auto txn = Begin();
   EXPECT_THROW(txn->Insert("ducklake_column", {int64_t{1}}), store::InvalidArgumentError);

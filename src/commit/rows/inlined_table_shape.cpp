@@ -280,6 +280,7 @@ bool StageChangedShape(
 }
 
 void StageDroppedShape(StagedView& view, const InlinedTableName& name) {
+  if (name.kind != InlinedTableName::kData) return;  // a delete table has no shape
   const std::string key = ExistenceKey(name).Encode();
   const auto dropped = view.Get(key);
   if (!dropped || !IsKeyedShape(*dropped)) return;  // only a keyed shape is a base

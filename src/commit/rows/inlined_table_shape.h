@@ -67,9 +67,9 @@ bool StageChangedShape(StagedView& view, const catalog::InlinedTableName& name,
                        const std::vector<ShapeChange>& changes,
                        const std::function<std::optional<std::vector<KeyedColumn>>()>& all_columns);
 
-// Before the shape of data table `name` is deleted: stages every later shape
-// of its table that is a delta over it in keyed form, so that none is left
-// without its base.
+// Before inlined table `name` is dropped: if it is a data table, stages every
+// later shape of its table that is a delta over it in keyed form, so that
+// none is left without its base.
 void StageDroppedShape(StagedView& view, const catalog::InlinedTableName& name);
 
 }  // namespace moraine::commit::inlined
