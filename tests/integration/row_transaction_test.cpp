@@ -531,13 +531,17 @@ TEST_F(RowTransactionTest, AnInlinedRowIdCanHaveOneVersionPerBeginSnapshot) {
                store::ConstraintError);
 }
 
+// Commits ducklake_inlined_delete_1 holding one row.
+void CreateDeleteTableWithARow(RowTransaction& txn) {
+  txn.CreateTable({"ducklake_inlined_delete_1",
+                   {{"file_id", "BIGINT"}, {"row_id", "BIGINT"}, {"begin_snapshot", "BIGINT"}},
+                   {}});
+  txn.Insert("ducklake_inlined_delete_1", {int64_t{3}, int64_t{9}, int64_t{4}});
+  txn.Commit();
+}
+
 TEST_F(RowTransactionTest, AnInlinedDeleteTableOutlivesItsLastRow) {
-  auto txn = Begin();
-  txn->CreateTable({"ducklake_inlined_delete_1",
-                    {{"file_id", "BIGINT"}, {"row_id", "BIGINT"}, {"begin_snapshot", "BIGINT"}},
-                    {}});
-  txn->Insert("ducklake_inlined_delete_1", {int64_t{3}, int64_t{9}, int64_t{4}});
-  txn->Commit();
+  CreateDeleteTableWithARow(*Begin());
   auto next = Begin();
   auto rows = ScanAll(*next, "ducklake_inlined_delete_1");
   ASSERT_EQ(rows.size(), 1u);
@@ -549,12 +553,7 @@ TEST_F(RowTransactionTest, AnInlinedDeleteTableOutlivesItsLastRow) {
 // Regression: dropping a delete table read its existence record as a data
 // table's shape (DuckLake's ducklake_expire_snapshots after DROP TABLE).
 TEST_F(RowTransactionTest, AnInlinedDeleteTableDropsWithItsRows) {
-  auto txn = Begin();
-  txn->CreateTable({"ducklake_inlined_delete_1",
-                    {{"file_id", "BIGINT"}, {"row_id", "BIGINT"}, {"begin_snapshot", "BIGINT"}},
-                    {}});
-  txn->Insert("ducklake_inlined_delete_1", {int64_t{3}, int64_t{9}, int64_t{4}});
-  txn->Commit();
+  CreateDeleteTableWithARow(*Begin());
   auto drop = Begin();
   drop->DropTable("ducklake_inlined_delete_1");
   drop->Commit();
