@@ -97,6 +97,17 @@ class InlinedShapeTest : public ::testing::Test {
     return declared;
   }
 
+  // Deletes the one row of catalog table `table` that `matches`, in `rows`.
+  static void DeleteTheRow(commit::RowTransaction& rows, const std::string& table,
+                           const std::function<bool(const catalog::Row&)>& matches) {
+    std::vector<commit::RowHandle> found;
+    rows.Scan(table, {}, [&](commit::RowHandle handle, const catalog::Row& row) {
+      if (matches(row)) found.push_back(handle);
+    });
+    ASSERT_EQ(found.size(), 1u) << table;
+    rows.Delete(table, found.front());
+  }
+
   test::TempDir dir_;
   std::shared_ptr<store::KvStore> store_;
   std::unique_ptr<commit::Catalog> catalog_;
@@ -172,12 +183,7 @@ TEST_F(InlinedShapeTest, AChangeAfterOneThatDeclaredNoShapeDeclaresTheWholeTable
     if (insert) {
       rows->Insert("ducklake_metadata", row);
     } else {
-      std::vector<commit::RowHandle> found;
-      rows->Scan("ducklake_metadata", {}, [&](commit::RowHandle handle, const catalog::Row& r) {
-        if (r == row) found.push_back(handle);
-      });
-      ASSERT_EQ(found.size(), 1u);
-      rows->Delete("ducklake_metadata", found.front());
+      DeleteTheRow(*rows, "ducklake_metadata", [&](const catalog::Row& r) { return r == row; });
     }
     rows->Commit();
   };
@@ -199,15 +205,9 @@ TEST_F(InlinedShapeTest, DroppingABaseKeysTheDeltasOverIt) {
   // DuckLake drops a superseded inlined data table once it is empty, with its
   // registration.
   auto rows = commit::BeginRowTransaction(store_);
-  std::vector<commit::RowHandle> registered;
-  rows->Scan("ducklake_inlined_data_tables", {},
-             [&](commit::RowHandle handle, const catalog::Row& row) {
-               if (row[0] == catalog::Cell{table} && row[2] == catalog::Cell{base_version}) {
-                 registered.push_back(handle);
-               }
-             });
-  ASSERT_EQ(registered.size(), 1u);
-  rows->Delete("ducklake_inlined_data_tables", registered.front());
+  DeleteTheRow(*rows, "ducklake_inlined_data_tables", [&](const catalog::Row& row) {
+    return row[0] == catalog::Cell{table} && row[2] == catalog::Cell{base_version};
+  });
   rows->DropTable(catalog::InlinedDataTableName(table, base_version));
   rows->Commit();
   EXPECT_TRUE(commit::inlined::IsKeyedShape(NewestShape(table)));

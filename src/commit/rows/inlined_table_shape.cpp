@@ -20,11 +20,11 @@ using store::Kind;
 
 namespace {
 
-// Field numbers of InlinedTableShapeRecord (records.proto).
-constexpr int kPlainColumnsField = 3;
-constexpr int kBaseField = 4;
-constexpr int kCountField = 5;
-constexpr int kKeyedColumnsField = 6;
+using ShapeRecord = store::v1::InlinedTableShapeRecord;
+constexpr int kPlainColumnsField = ShapeRecord::kColumnsFieldNumber;
+constexpr int kBaseField = ShapeRecord::kBaseSchemaVersionFieldNumber;
+constexpr int kCountField = ShapeRecord::kColumnCountFieldNumber;
+constexpr int kKeyedColumnsField = ShapeRecord::kKeyedColumnsFieldNumber;
 
 // What a shape value says without its columns decoded.
 struct ShapeHead {
@@ -69,8 +69,8 @@ ShapeHead ReadHead(std::string_view value) {
   return head;
 }
 
-store::v1::InlinedTableShapeRecord Decode(std::string_view value) {
-  store::v1::InlinedTableShapeRecord shape;
+ShapeRecord Decode(std::string_view value) {
+  ShapeRecord shape;
   store::UnframeValue(Kind::kInlinedTableShape, value, &shape);
   return shape;
 }
@@ -89,27 +89,13 @@ KeyedColumn Column(const store::v1::KeyedInlinedColumn& column) {
   return {KeyOf(column), column.name(), column.type()};
 }
 
-// The keyed columns of `shape` (keyed or delta) of `name`, a delta's base
-// read by `read_base`.
-std::vector<KeyedColumn> KeyedColumns(const InlinedTableName& name,
-                                      const store::v1::InlinedTableShapeRecord& shape,
-                                      const ShapeReader& read_base) {
+// The columns of keyed shape `base` with delta `delta` applied, checked
+// against the delta's column count; `table` names the delta's table.
+std::vector<KeyedColumn> Applied(const ShapeRecord& base, const ShapeRecord& delta,
+                                 const std::string& table) {
   std::vector<KeyedColumn> columns;
-  if (!shape.has_base_schema_version()) {
-    for (const auto& column : shape.keyed_columns()) columns.push_back(Column(column));
-    return columns;
-  }
-  const std::string table = catalog::FormatInlinedTableName(name);
-  const InlinedTableName base_name = NameAt(name, shape.base_schema_version());
-  const auto base_value = read_base(ExistenceKey(base_name).Encode());
-  if (!base_value || !IsKeyedShape(*base_value)) {
-    throw store::CorruptionError("the shape of " + table + " is a delta over " +
-                                 catalog::FormatInlinedTableName(base_name) +
-                                 (base_value ? ", whose shape is not keyed" : ", which is gone"));
-  }
-  const auto base = Decode(*base_value);
-  auto next = shape.keyed_columns().begin();
-  const auto end = shape.keyed_columns().end();
+  auto next = delta.keyed_columns().begin();
+  const auto end = delta.keyed_columns().end();
   // Both lists are in key order: merge them, the delta's entry winning.
   for (const auto& column : base.keyed_columns()) {
     for (; next != end && KeyOf(*next) < KeyOf(column); ++next) {
@@ -125,12 +111,38 @@ std::vector<KeyedColumn> KeyedColumns(const InlinedTableName& name,
   for (; next != end; ++next) {
     if (!next->removed()) columns.push_back(Column(*next));
   }
-  if (columns.size() != shape.column_count()) {
+  if (columns.size() != delta.column_count()) {
     throw store::CorruptionError("the shape of " + table + " resolves to " +
                                  std::to_string(columns.size()) + " columns, its record says " +
-                                 std::to_string(shape.column_count()));
+                                 std::to_string(delta.column_count()));
   }
   return columns;
+}
+
+bool IsKeyed(const ShapeRecord& shape) {
+  return !shape.has_base_schema_version() && shape.columns_size() == 0 &&
+         shape.keyed_columns_size() > 0;
+}
+
+// The keyed columns of `shape` (keyed or delta) of `name`, a delta's base
+// read by `read_base`.
+std::vector<KeyedColumn> KeyedColumns(const InlinedTableName& name, const ShapeRecord& shape,
+                                      const ShapeReader& read_base) {
+  if (!shape.has_base_schema_version()) {
+    std::vector<KeyedColumn> columns;
+    for (const auto& column : shape.keyed_columns()) columns.push_back(Column(column));
+    return columns;
+  }
+  const std::string table = catalog::FormatInlinedTableName(name);
+  const InlinedTableName base_name = NameAt(name, shape.base_schema_version());
+  const auto base_value = read_base(ExistenceKey(base_name).Encode());
+  const auto base = base_value ? std::optional<ShapeRecord>(Decode(*base_value)) : std::nullopt;
+  if (!base || !IsKeyed(*base)) {
+    throw store::CorruptionError("the shape of " + table + " is a delta over " +
+                                 catalog::FormatInlinedTableName(base_name) +
+                                 (base ? ", whose shape is not keyed" : ", which is gone"));
+  }
+  return Applied(*base, shape, table);
 }
 
 void SetColumn(store::v1::KeyedInlinedColumn* out, const KeyedColumn& column) {
@@ -281,9 +293,10 @@ bool StageChangedShape(
 
 void StageDroppedShape(StagedView& view, const InlinedTableName& name) {
   if (name.kind != InlinedTableName::kData) return;  // a delete table has no shape
-  const std::string key = ExistenceKey(name).Encode();
-  const auto dropped = view.Get(key);
-  if (!dropped || !IsKeyedShape(*dropped)) return;  // only a keyed shape is a base
+  const auto dropped = view.Get(ExistenceKey(name).Encode());
+  // Only a keyed shape is a base; DuckLake's plain ones are passed over unparsed.
+  if (!dropped || !IsKeyed(ReadHead(*dropped))) return;
+  const ShapeRecord base = Decode(*dropped);
   store::KeyRange later = ShapesOf(name.table_id);
   later.begin = ExistenceKey(NameAt(name, name.schema_version + 1)).Encode();
   std::vector<std::pair<InlinedTableName, std::string>> dependents;
@@ -292,10 +305,10 @@ void StageDroppedShape(StagedView& view, const InlinedTableName& name) {
     const auto version = static_cast<int64_t>(store::Key::Decode(shape_key).component(1));
     dependents.emplace_back(NameAt(name, version), std::string(value));
   });
-  const ShapeReader read = [&](const std::string& base_key) { return view.Get(base_key); };
   for (const auto& [dependent, value] : dependents) {
     view.Put(ExistenceKey(dependent).Encode(),
-             EncodeKeyedShape(dependent, KeyedColumns(dependent, Decode(value), read)));
+             EncodeKeyedShape(dependent, Applied(base, Decode(value),
+                                                 catalog::FormatInlinedTableName(dependent))));
   }
 }
 
